@@ -1,0 +1,1 @@
+"""Perception: pure functions from camera frames (BGR numpy arrays) to dice readings."""

@@ -1,0 +1,1 @@
+"""The Flask app: phone page, JSON API, live updates."""
