@@ -13,7 +13,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.models import load_net, model_dir
+from vision.onnxnets import load_net, model_dir
 
 DET_WIDTH = 320
 STRIDE = 4
