@@ -14,6 +14,7 @@ from collections.abc import Sequence
 # One line per subcommand module in this package, in the order `--help` lists them.
 SUBCOMMANDS: list[str] = [
     "read",
+    "calibrate",
 ]
 
 
