@@ -84,6 +84,9 @@ def segment_dice(frame: np.ndarray, *, distance: float = 32.0) -> list[Box]:
         if not at_edge and area_lo <= area <= area_hi and 0.5 <= bw / bh <= 2.0 \
                 and area >= 0.45 * bw * bh:
             boxes.append((float(x), float(y), float(bw), float(bh)))
+    if len(boxes) >= 3:  # specks of dirt or texture are far smaller than the dice
+        typical = float(np.median([b[2] * b[3] for b in boxes]))
+        boxes = [b for b in boxes if b[2] * b[3] >= 0.35 * typical]
     return boxes
 
 
@@ -103,7 +106,9 @@ def learn_tray(frame: np.ndarray) -> tuple[tuple[tuple[float, float], ...] | Non
     floor = (np.sqrt(((lab - np.median(mid, axis=0)) ** 2).sum(axis=2)) < 22).astype(np.uint8)
     floor = cv2.morphologyEx(floor, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(floor)
-    centre = labels[sh // 2, sw // 2]
+    mid_labels = labels[sh * 2 // 5:sh * 3 // 5, sw * 2 // 5:sw * 3 // 5].ravel()
+    mid_labels = mid_labels[mid_labels > 0]  # dice lying in the middle are not the floor
+    centre = int(np.bincount(mid_labels).argmax()) if len(mid_labels) else 0
     if n < 2 or centre == 0 or stats[centre, cv2.CC_STAT_AREA] < 0.15 * sh * sw:
         raise CalibrationError("could not find the tray: point the camera straight at the tray "
                                "floor, with the floor filling the middle of the picture")
