@@ -142,14 +142,36 @@ def learn_color(frame: np.ndarray, boxes: Sequence[Box] | None = None, *,
     return ColorModel.from_pixels(np.vstack(pixels))
 
 
-def _single_die(frame: np.ndarray, face: str, index: int) -> Box:
-    boxes = find_dice(frame)
-    if not boxes:
-        raise CalibrationError(f"no die found in {face} frame {index + 1}: put only the Event "
-                               "die in the tray, showing that face")
-    h, w = frame.shape[:2]
-    return min(boxes, key=lambda b: -b[2] * b[3] + 0.01 * np.hypot(b[0] + b[2] / 2 - w / 2,
-                                                                    b[1] + b[3] / 2 - h / 2))
+def _event_boxes(frames: Mapping[str, Sequence[np.ndarray]]) -> dict[str, list[Box]]:
+    """The Event die's box in every frame: of the dice found, the one whose colour recurs.
+
+    Frames should show the Event die alone, but a stray die or a dark corner must not be
+    learned: the body colour seen in the most frames wins, and each frame gives the die
+    nearest to it.
+    """
+    cands: list[tuple[str, int, Box, np.ndarray]] = []
+    for face, imgs in frames.items():
+        for i, img in enumerate(imgs):
+            found = [(b, body_color(img, b)) for b in find_dice(img)]
+            cands += [(face, i, b, c) for b, c in found if c is not None]
+    if not cands:
+        raise CalibrationError("no die found in the Event-die frames: put only the Event die "
+                               "in the tray, apart from anything else")
+    frame_ids = {(f, i) for f, i, _, _ in cands}
+
+    def support(colour: np.ndarray) -> int:
+        return len({(f, i) for f, i, _, c in cands if np.linalg.norm(c - colour) < 25})
+    consensus = max(cands, key=lambda c: (support(c[3]), c[2][2] * c[2][3]))[3]
+    out: dict[str, list[Box]] = {}
+    for face, imgs in frames.items():
+        for i in range(len(imgs)):
+            mine = [(np.linalg.norm(c - consensus), b) for f, j, b, c in cands
+                    if (f, j) == (face, i)]
+            if (face, i) not in frame_ids or min(mine)[0] > 40:
+                raise CalibrationError(f"the Event die was not found in {face} frame {i + 1}: "
+                                       "put only the Event die in the tray, showing that face")
+            out.setdefault(face, []).append(min(mine, key=lambda m: m[0])[1])
+    return out
 
 
 def learn_event(frames: Mapping[str, Sequence[np.ndarray]],
@@ -165,11 +187,9 @@ def learn_event(frames: Mapping[str, Sequence[np.ndarray]],
     unknown = sorted(set(frames) - set(EVENT_FACES))
     if unknown:
         raise CalibrationError(f"unknown Event-die face {unknown[0]!r}: use blank, dragon or rally")
-    found: list[tuple[str, np.ndarray, Box]] = []
-    for face, imgs in frames.items():
-        for i, img in enumerate(imgs):
-            box = boxes[face][i] if boxes and face in boxes else _single_die(img, face, i)
-            found.append((face, img, box))
+    boxes = boxes or _event_boxes(frames)
+    found = [(face, img, boxes[face][i]) for face, imgs in frames.items()
+             for i, img in enumerate(imgs)]
     pixels = np.vstack([body_pixels(img, box) for _, img, box in found])
     body = ColorModel.from_pixels(pixels)
     templates = tuple(face_template(img, box, face)

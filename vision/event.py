@@ -160,8 +160,12 @@ def event_face(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
     if profile is None or profile.event is None:
         return None
     body = body_color(frame, box)
-    if body is None or color_distance(body, profile.event.body) > MAX_BODY_DISTANCE:
+    if body is None:
         return None
+    distance = color_distance(body, profile.event.body)
+    if distance > MAX_BODY_DISTANCE or any(color_distance(body, m) < distance
+                                           for m in profile.colors.values()):
+        return None  # not the Event die's colour, or nearer a player's dice
     face = canonical_face(frame, box, body=body)
     if face is None:
         return None

@@ -8,25 +8,16 @@ import cv2
 import numpy as np
 import pytest
 
+import calibration
 import vision
 from calibration.profile import ColorModel, Profile
 from vision.color import body_pixels, die_color, generic_color
 from vision.synthetic import SynthDie, procedural_background, render_frame
 
 BYLER = Path(vision.__file__).resolve().parent / "samples" / "byler-2019-12-08"
-# Body colour of dice in the bundled byler samples, labelled by eye (index = die number in
-# manifest order). Marbled dice mixing two colours are left out.
-LABELS = {
-    0: "yellow", 2: "black", 3: "yellow", 4: "white", 5: "white", 6: "red", 8: "purple",
-    9: "blue", 12: "green", 13: "red", 15: "brown", 18: "yellow", 19: "red", 20: "yellow",
-    21: "white", 22: "red", 23: "green", 24: "black", 25: "purple", 26: "green", 27: "blue",
-    28: "black", 30: "black", 31: "red", 32: "white", 33: "red", 34: "red", 35: "brown",
-    38: "yellow", 39: "white", 40: "green", 41: "brown", 42: "yellow", 43: "green", 44: "red",
-    46: "black", 47: "purple", 51: "white", 52: "white", 53: "red", 54: "purple", 55: "blue",
-    56: "blue", 57: "blue", 59: "black", 60: "black", 61: "yellow", 62: "black", 64: "yellow",
-    65: "red", 67: "black", 68: "white", 71: "red", 72: "green", 73: "green", 74: "white",
-    75: "black", 76: "white", 77: "red",
-}
+# Body colour of dice in the bundled byler samples, labelled by eye (package data).
+LABELS = {int(k): v for k, v in json.loads(
+    (Path(calibration.__file__).parent / "byler_sample_colours.json").read_text())["labels"].items()}
 
 
 @pytest.fixture(scope="module")
