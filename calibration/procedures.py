@@ -159,13 +159,16 @@ def _event_boxes(frames: Mapping[str, Sequence[np.ndarray]]) -> dict[str, list[B
                                "in the tray, apart from anything else")
     frame_ids = {(f, i) for f, i, _, _ in cands}
 
+    def dist(a: np.ndarray, b: np.ndarray) -> float:  # lightness varies with the light
+        return float(np.linalg.norm((a - b) * (0.3, 1.0, 1.0)))
+
     def support(colour: np.ndarray) -> int:
-        return len({(f, i) for f, i, _, c in cands if np.linalg.norm(c - colour) < 25})
+        return len({(f, i) for f, i, _, c in cands if dist(c, colour) < 25})
     consensus = max(cands, key=lambda c: (support(c[3]), c[2][2] * c[2][3]))[3]
     out: dict[str, list[Box]] = {}
     for face, imgs in frames.items():
         for i in range(len(imgs)):
-            mine = [(np.linalg.norm(c - consensus), b) for f, j, b, c in cands
+            mine = [(dist(c, consensus), b) for f, j, b, c in cands
                     if (f, j) == (face, i)]
             if (face, i) not in frame_ids or min(mine)[0] > 40:
                 raise CalibrationError(f"the Event die was not found in {face} frame {i + 1}: "
