@@ -12,7 +12,12 @@ import importlib
 from collections.abc import Sequence
 
 # One line per subcommand module in this package, in the order `--help` lists them.
-SUBCOMMANDS: list[str] = []
+SUBCOMMANDS: list[str] = [
+    "options",
+    "replay",
+    "simulate",
+    "play",
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
