@@ -87,9 +87,12 @@ def seat_colors(names: Sequence[str], colors: Mapping[str, Any]) -> list[RGB]:
     return out
 
 
-def flash_for(events: Iterable[Any]) -> str | None:
-    """The flash a step's events call for (Event objects, dicts with "kind", or kind strings)."""
+def flash_for(events: Iterable[Any], step: Mapping[str, Any] | None = None) -> str | None:
+    """The flash a step calls for: from its events (Event objects, dicts with "kind", or kind
+    strings) and, for a roll step, from the Event die (a Dragon or Rally roll)."""
     found = set()
+    if step is not None and "roll" in step and step.get("event") in ("dragon", "rally"):
+        found.add(step["event"])
     for event in events:
         kind = event if isinstance(event, str) else _kind(event)
         flash = FLASH_FOR_EVENT.get(kind or "")
@@ -109,11 +112,12 @@ def scene_from_snapshot(
     *,
     colors: Mapping[str, Any],
     events: Iterable[Any] = (),
+    step: Mapping[str, Any] | None = None,
     now: float,
     settable: Sequence[float] = (),
     hint: float | None = None,
 ) -> Scene:
-    """The LED scene for a rules `snapshot()`; `events` are those of the step just applied.
+    """The LED scene for a rules `snapshot()`; `step` is the step just applied, `events` its events.
 
     settable / hint: positions (0..1 along the tray edge) of dice that may be set aside
     and of the advisor's hint, from the camera reading and the calibration profile.
@@ -122,7 +126,7 @@ def scene_from_snapshot(
     armies = snapshot.get("army", {})
     palette = seat_colors(names, colors)
     players = [(n, c, int(armies.get(n, 0))) for n, c in zip(names, palette)]
-    flash = flash_for(events)
+    flash = flash_for(events, step)
     over = snapshot.get("phase") == "game_over" or snapshot.get("winner") is not None
     return Scene(
         players=players,

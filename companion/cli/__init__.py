@@ -17,6 +17,7 @@ SUBCOMMANDS: list[str] = [
     "replay",
     "simulate",
     "play",
+    "leds",
 ]
 
 
