@@ -14,10 +14,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from hardware.buttons import check_pins
-from hardware.camera.base import CameraSpecError
-from hardware.camera.open import parse_spec
-from hardware.leds import BACKENDS, LedLayout, StripConfig
+from hardware.buttons import Buttons, check_pins
+from hardware.camera.base import Camera, CameraSpecError
+from hardware.camera.open import open_camera, parse_spec
+from hardware.leds import BACKENDS, LedDriver, LedLayout, StripConfig, open_strip
 from hardware.leds.gpio import KINDS, device_segments, devices_from_config
 
 Check = Callable[[Any], Any]
@@ -35,14 +35,21 @@ class CameraConfig:
     replay_hold: float = 4.0
     replay_transition: float = 0.8
 
-    def options(self) -> dict[str, Any]:
-        """Keyword options for `hardware.camera.open_camera(self.spec, **options)`."""
+    def options(self, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Keyword options for `hardware.camera.open_camera(self.spec, **options)`.
+
+        settings: locked camera values from the calibration profile (Pi camera only).
+        """
         kind, _ = parse_spec(self.spec)
         if kind == "picamera":
-            return {"size": self.size, "settle_seconds": self.settle_seconds}
+            return {"size": self.size, "settle_seconds": self.settle_seconds, "settings": settings}
         if kind == "usb":
             return {"size": self.size}
         return {"hold": self.replay_hold or None, "transition": self.replay_transition}
+
+    def open(self, settings: Mapping[str, Any] | None = None, **extra: Any) -> Camera:
+        """Open the configured camera (raises CameraError); wrap it in a CameraSupervisor."""
+        return open_camera(self.spec, **{**self.options(settings), **extra})
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,12 @@ class LedConfig:
         if self.segments is None:
             return LedLayout.default(self.count)
         return LedLayout.from_mapping(self.count, self.segments)
+
+    def open_driver(self, *, pin_factory: Any = None) -> LedDriver:
+        """The configured strip and layout in a LedDriver (call `run(stop, fps=self.fps)`)."""
+        layout = self.layout()
+        strip = open_strip(self.strip_config(), layout=layout, pin_factory=pin_factory)
+        return LedDriver(strip, layout)
 
     def strip_config(self) -> StripConfig:
         return StripConfig(
@@ -85,6 +98,13 @@ class ButtonConfig:
     def pins(self) -> dict[str, int | None]:
         """{"roll": pin, "stop": pin, "undo": pin} for `hardware.buttons.Buttons`."""
         return {"roll": self.roll, "stop": self.stop, "undo": self.undo}
+
+    def open(self, on_press: Callable[[str], None], *, pin_factory: Any = None) -> Buttons | None:
+        """The configured buttons calling `on_press(name)`, or None when disabled."""
+        if not self.enabled:
+            return None
+        return Buttons(self.pins, on_press, long_press=self.long_press, pull_up=self.pull_up,
+                       pin_factory=pin_factory)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ import pytest
 
 from hardware.buttons import ButtonConfigError, Buttons
 
+pytestmark = pytest.mark.hardware
+
 
 def wait_for(predicate, timeout=1.0):
     """gpiozero may call handlers on its own thread: poll briefly."""

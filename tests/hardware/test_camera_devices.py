@@ -8,6 +8,8 @@ import pytest
 
 from hardware.camera import CameraError, CameraSpecError, open_camera
 
+pytestmark = pytest.mark.hardware
+
 METADATA = {"ExposureTime": 12000, "AnalogueGain": 2.5, "ColourGains": (1.8, 1.4), "Lux": 300.0}
 
 

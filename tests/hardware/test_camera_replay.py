@@ -7,6 +7,8 @@ import pytest
 from hardware.camera import CameraError, CameraSpecError, ReplayCamera, open_camera, parse_spec
 from hardware.camera.replay import images_in
 
+pytestmark = pytest.mark.hardware
+
 
 def test_holds_each_photo_then_moves_to_the_next(photos, clock):
     cam = ReplayCamera(photos, hold=2.0, transition=0.5, clock=clock)
@@ -117,3 +119,17 @@ def test_parse_spec(spec, parsed):
 def test_bad_specs_are_refused(spec):
     with pytest.raises(CameraSpecError):
         open_camera(spec)
+
+
+def test_bare_replay_plays_the_bundled_vision_samples(tmp_path, make_photo, monkeypatch, clock):
+    from hardware.camera import replay
+
+    root = tmp_path / "vision_pkg"
+    make_photo(root / "samples" / "b-set" / "images" / "1.png", 30)
+    make_photo(root / "samples" / "a-set" / "images" / "2.png", 90)
+    (root / "samples" / "README.md").parent.mkdir(parents=True, exist_ok=True)
+    (root / "samples" / "README.md").write_text("not a set")
+    monkeypatch.setattr(replay.resources, "files", lambda package: root)
+    cam = open_camera("replay", transition=0, clock=clock)
+    assert [p.parent.parent.name for p in cam.paths] == ["a-set", "b-set"]
+    assert cam.read()[20, 40, 0] == 90

@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from hardware.camera import Camera, CameraError, CameraSupervisor
+
+pytestmark = pytest.mark.hardware
 
 
 class Socket:

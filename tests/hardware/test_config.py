@@ -8,6 +8,7 @@ import pytest
 
 from companion.config import (
     SCHEMA,
+    CameraConfig,
     Config,
     ConfigError,
     example_config_text,
@@ -15,7 +16,7 @@ from companion.config import (
     pi_config_text,
 )
 from hardware.camera import open_camera
-from hardware.leds import LedLayout, open_strip
+from hardware.leds import LedLayout, Scene, open_strip
 from hardware.leds.scene import SEGMENT_NAMES
 
 
@@ -118,11 +119,22 @@ undo = ""
 """
     config = load_config(write(tmp_path, text))
     assert config.buttons.pins == {"roll": 5, "stop": 6, "undo": None}
-    strip = open_strip(config.leds.strip_config(), layout=config.leds.layout(), pin_factory=mock_factory)
-    strip.show([(255, 0, 0)] * 2 + [(0, 0, 0)] * 5 + [(0, 255, 0)] * 5 + [(0, 0, 0)] * 8)
+    driver = config.leds.open_driver(pin_factory=mock_factory)
+    driver.scene = Scene(players=[("Ann", (255, 0, 0), 0), ("Bo", (0, 255, 0), 5000)], current=0)
+    driver.tick(0.625)  # the breathing turn light at its peak
     assert mock_factory.pin(17).state == pytest.approx(0.4)  # brightness 0.4 on the PWM LED
-    assert [mock_factory.pin(p).state for p in (12, 16, 20)] == [1, 1, 1]
-    strip.close()
+    assert [mock_factory.pin(p).state for p in (12, 16, 20)] == [1, 1, 1]  # Bo's army: full
+    driver.close()
+    assert mock_factory.pin(17).state == 0
+    pressed = []
+    buttons = config.buttons.open(pressed.append, pin_factory=mock_factory)
+    mock_factory.pin(6).drive_low()
+    assert pressed == ["stop"]
+    buttons.close()
+
+
+def test_disabled_buttons_open_nothing():
+    assert load_config(None).buttons.open(print) is None
 
 
 def test_camera_options_open_the_configured_camera(tmp_path, photos):
@@ -130,6 +142,13 @@ def test_camera_options_open_the_configured_camera(tmp_path, photos):
     camera = open_camera(config.camera.spec, **config.camera.options())
     assert camera.hold is None and len(camera.paths) == 3
     camera.close()
+    with config.camera.open(clock=lambda: 0.0) as camera:
+        assert camera.read().shape == (48, 64, 3)
+
+
+def test_picamera_options_carry_the_profile_settings():
+    options = CameraConfig(spec="picamera").options({"ExposureTime": 9000})
+    assert options == {"size": (640, 480), "settle_seconds": 1.0, "settings": {"ExposureTime": 9000}}
 
 
 def test_the_example_is_valid_toml_for_tomllib():

@@ -8,6 +8,8 @@ import pytest
 from hardware.leds import LedDriver, LedLayout, RecordingStrip, Scene, Segment, StripError
 from hardware.leds.render import DRAGON_HURT, RED
 
+pytestmark = pytest.mark.hardware
+
 JANE, JOSEPH = (255, 0, 0), (0, 0, 255)
 LAYOUT = LedLayout(count=24, turn=Segment(0, 2), armies=(Segment(2, 10),), dragon=Segment(12, 2),
                    tray=Segment(14, 10))

@@ -6,6 +6,8 @@ import pytest
 from hardware.leds import FLASH_SECONDS, LayoutError, LedLayout, Scene, Segment, render_scene
 from hardware.leds.render import DRAGON_HURT, DRAGON_WHOLE, GOLD, RED
 
+pytestmark = pytest.mark.hardware
+
 RED_P, BLUE_P = (255, 0, 0), (0, 0, 255)
 LAYOUT = LedLayout(
     count=40,

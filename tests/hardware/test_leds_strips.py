@@ -19,6 +19,8 @@ from hardware.leds import (
 from hardware.leds.gpio import GpioDevice, GpioLeds
 from hardware.leds.neopixel import NeoPixelSpiStrip
 
+pytestmark = pytest.mark.hardware
+
 
 def test_pixel_buffer_applies_brightness_and_gamma():
     assert PixelBuffer(2, brightness=0.5).correct([(255, 100, 0)]) == [(128, 50, 0), (0, 0, 0)]
