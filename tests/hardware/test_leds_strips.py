@@ -161,3 +161,34 @@ def test_open_strip_chooses_the_backend(mock_factory):
         open_strip({"backend": "ws2801"})
     with pytest.raises(StripConfigError, match="bad LED configuration"):
         open_strip({"backend": "fake", "length": 3})
+
+
+class RecordingSPI:
+    """busio.SPI's locking/configure/write protocol, keeping the bytes sent."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+
+    def try_lock(self) -> bool:
+        return True
+
+    def unlock(self) -> None:
+        pass
+
+    def configure(self, **kwargs) -> None:
+        pass
+
+    def write(self, buf, start=0, end=None) -> None:
+        self.writes.append(bytes(buf[start:end]))
+
+
+def test_the_real_neopixel_spi_library_gets_grb_bytes():
+    neopixel_spi = pytest.importorskip("neopixel_spi", reason="the pi extra is not installed here")
+    spi = RecordingSPI()
+    strip = NeoPixelSpiStrip(3, brightness=0.5, gamma=1.0, spi=spi, module=neopixel_spi)
+    strip.show([(255, 0, 0), (0, 255, 0), (0, 0, 200)])
+    bits = [1 if b == 0b11110000 else 0 for b in spi.writes[-1] if b in (0b11110000, 0b11000000)]
+    sent = [int("".join(map(str, bits[i:i + 8])), 2) for i in range(0, len(bits), 8)]
+    assert sent == [0, 128, 0, 128, 0, 0, 0, 0, 100]  # G, R, B per LED, at half brightness
+    strip.close()
+    assert not any(b == 0b11110000 for b in spi.writes[-1])  # all off
