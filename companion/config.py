@@ -274,7 +274,8 @@ def config_from_mapping(data: Mapping[str, Any], *, source: Path | None = None) 
     try:
         device_segments(layout, devices_from_config(leds.gpio))
     except ValueError as exc:
-        raise ConfigError(f"{name}: leds.gpio: {exc}") from exc
+        where = "" if str(exc).startswith("leds.gpio") else "leds.gpio: "
+        raise ConfigError(f"{name}: {where}{exc}") from exc
     buttons = ButtonConfig(**btn)
     try:
         check_pins(buttons.pins, buttons.long_press)
