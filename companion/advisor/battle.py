@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from companion.advisor.outcomes import P_BLANK, P_DRAGON, P_RALLY, DiceOutcomes
-from companion.advisor.turn import SLOTS, TOOTH
+from companion.advisor.turn import SLOTS
 
 ARMY_LEVELS = 400     # armies 0 .. 19,950 soldiers with the 50 unit
 MAX_HEALTH = 5

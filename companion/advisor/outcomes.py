@@ -96,7 +96,7 @@ def dice_outcomes(n: int, table: SoldierTable, unit: int) -> DiceOutcomes:
             opt_roll.append(k)
             opt_left.append(left)
             opt_units.append(units)
-    as_int = lambda xs: np.asarray(xs, dtype=np.int64)  # noqa: E731
+    as_int = lambda xs: np.asarray(xs, dtype=np.int64)
     return DiceOutcomes(
         n=n, prob=np.asarray(prob, dtype=np.float64), nonscoring=nonscoring,
         eat_left=as_int(eat_left), eat_units=as_int(eat_units),

@@ -94,7 +94,7 @@ def _plan(outs: dict[int, DiceOutcomes], flags: tuple[int, ...], width: int,
         idx.append(i)
         starts.append(pos + s)
         pos += len(i)
-    cat = lambda xs, dt=np.int64: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt)  # noqa: E731
+    cat = lambda xs, dt=np.int64: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt)
     starts_all = cat(starts)
     return _Plan(
         idx=cat(idx), starts=starts_all, known_rows=cat(k_rows), known_w=cat(k_w, np.float64),
