@@ -17,11 +17,12 @@ class AdviceError(ValueError):
     """A question the advisor cannot answer as asked (message for a player)."""
 
 
-def level(t: AdvisorTables, soldiers: int, what: str = "turn total") -> int:
+def level(t: AdvisorTables, soldiers: float, what: str = "turn total") -> int:
     """Soldiers as a table level; totals come in steps of the table unit (50)."""
-    if soldiers < 0 or soldiers % t.unit:
+    if isinstance(soldiers, bool) or not float(soldiers).is_integer() \
+            or soldiers < 0 or int(soldiers) % t.unit:
         raise AdviceError(f"The {what} must be 0 or a positive multiple of {t.unit}, not {soldiers}.")
-    return soldiers // t.unit
+    return int(soldiers) // t.unit
 
 
 def farkle_chance(t: AdvisorTables, n: int, tooth: bool = False) -> float:
