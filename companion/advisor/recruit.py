@@ -67,8 +67,9 @@ def _excess_step(o: DiceOutcomes, h: np.ndarray, f: int, unit: int) -> float:
     return max(0.0, float(y + P_DRAGON * o.nonscoring * h[f, o.n]))
 
 
-def solve_recruit(outs: dict[int, DiceOutcomes], unit: int) -> tuple[TurnSolution, float]:
-    """All Recruit states for every card flag; returns the solution and the cap used."""
+def solve_recruit(outs: dict[int, DiceOutcomes],
+                  unit: int) -> tuple[TurnSolution, float, np.ndarray]:
+    """All Recruit states for every card flag; returns the solution, the cap and h."""
     cap = stop_cap(outs, unit)
     levels = math.ceil(cap / unit) + 1
     top = int(max(o.opt_units.max() for o in outs.values()))
@@ -76,4 +77,4 @@ def solve_recruit(outs: dict[int, DiceOutcomes], unit: int) -> tuple[TurnSolutio
     totals = np.arange(levels + width, dtype=np.float64) * unit
     h = tooth_excess(outs, unit)
     tail = totals[None, None, levels:] + h[:, :, None]
-    return solve_turn(outs, RECRUIT_FLAGS, totals[:levels], tail), cap
+    return solve_turn(outs, RECRUIT_FLAGS, totals[:levels], tail), cap, h

@@ -19,10 +19,10 @@ import numpy as np
 from companion.advisor.battle import solve_battle
 from companion.advisor.brawl import solve_brawl
 from companion.advisor.outcomes import DiceOutcomes, all_outcomes, table_unit
-from companion.advisor.recruit import farkle_chance, solve_recruit, tooth_excess
+from companion.advisor.recruit import farkle_chance, solve_recruit
 from companion.rules import SoldierTable, get_table
 
-VERSION = "1"
+VERSION = "2"
 CACHE_ENV = "DRAGON_FARKLE_CACHE"
 
 
@@ -69,7 +69,7 @@ def build_tables(table: SoldierTable | str | None = None) -> AdvisorTables:
     table = get_table(table)
     unit = table_unit(table)
     outs = all_outcomes(table, unit)
-    recruit, cap = solve_recruit(outs, unit)
+    recruit, cap, excess = solve_recruit(outs, unit)
     brawl = solve_brawl(outs)
     battle = solve_battle(outs, unit)
     farkle = np.zeros(7)
@@ -78,7 +78,7 @@ def build_tables(table: SoldierTable | str | None = None) -> AdvisorTables:
     built = AdvisorTables(
         table_json=json.dumps(table.to_json(), sort_keys=True), unit=unit, cap=cap,
         farkle=farkle, recruit_roll=recruit.roll, recruit_value=recruit.value,
-        tooth_excess=tooth_excess(outs, unit), defender_value=brawl.defender_value,
+        tooth_excess=excess, defender_value=brawl.defender_value,
         attacker_roll=brawl.attacker_roll, attacker_value=brawl.attacker_value,
         attacker_stop=brawl.attacker_stop, battle_win=battle.win, battle_loss=battle.loss,
         brawl_bound=brawl.tail_bound, battle_bound=battle.army_bound,

@@ -68,7 +68,7 @@ def test_stopping_is_optimal_above_the_cap_and_a_higher_cap_changes_nothing(tabl
     for f in (0, TABBY):
         assert np.all(tables.recruit_roll[f, 1:, top] < top * tables.unit)
     outs = tables.outcomes
-    base, _ = solve_recruit(outs, tables.unit)
+    base, _, _ = solve_recruit(outs, tables.unit)
     levels = base.roll.shape[2] + 60
     width = base.value.shape[2] - base.roll.shape[2]
     totals = np.arange(levels + width, dtype=float) * tables.unit
