@@ -1,6 +1,7 @@
 """`advise(snapshot)` on the rules engine's states, and whole turns played through `apply`."""
 from __future__ import annotations
 
+import json
 import math
 import random
 
@@ -39,6 +40,7 @@ def play_recruit_turn(state, rng: random.Random, folder):
             state, _ = apply(state, {"roll": faces, "event": event})
             continue
         answer = advise(state, folder=folder)
+        json.dumps(answer, allow_nan=False)              # what the page receives
         if answer["hint"]["option"] is not None:
             assert snap["options"][answer["hint"]["option"]] == answer["options"][answer["best"]]["dice"]
         state, _ = apply(state, step_for(state, answer))

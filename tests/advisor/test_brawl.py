@@ -76,3 +76,18 @@ def test_attacker_stop_chance_is_zero_at_zero_and_grows(tables) -> None:
     stops = [q.attacker_stop(tables, s) for s in range(0, 10000, 50)]
     assert all(a <= b + 1e-12 for a, b in itertools.pairwise(stops))
     assert stops[-1] > 0.99
+
+
+def test_defender_table_satisfies_the_bellman_equation(tables, sim) -> None:
+    """W(n, d) equals the average over every roll of n dice of the best choice's chance."""
+    from itertools import product
+
+    for n, deficit in ((2, 0), (3, 300), (4, 1000)):
+        expect = 0.0
+        for faces in product(range(1, 7), repeat=n):
+            for event in sim.EVENTS:
+                picks = sim.choices(tables, tuple(sorted(faces)), event, 0, 0)
+                values = [1.0 if total > deficit else q.defender_win(tables, m, deficit - total)
+                          for m, total, _ in picks]
+                expect += max(values, default=0.0) / (6**n * 6)
+        assert q.defender_win(tables, n, deficit) == pytest.approx(expect, rel=1e-10)
