@@ -94,7 +94,7 @@ def _turn(tables: AdvisorTables, snap: dict[str, Any], flags: int,
           target: int | None) -> dict[str, Any]:
     m = _measure(tables, snap, target)
     total, n, phase = int(snap.get("turn_total") or 0), int(snap["dice_in_hand"]), snap["phase"]
-    faces, event = snap.get("last_roll"), snap.get("last_event")
+    faces, event = snap.get("last_roll"), str(snap.get("last_event") or "blank")
     if phase == "set_aside" and faces:
         if snap.get("dragon_ignored"):
             event, flags = "blank", flags & ~TABBY

@@ -54,7 +54,7 @@ def _chain(outs: dict[int, DiceOutcomes]) -> _Chain:
     m = np.zeros((k + 1, SLOTS, SLOTS))
     nonscoring = np.zeros(SLOTS)
     for n, o in outs.items():
-        np.add.at(m, (o.eat_units, n, o.eat_left), o.prob)
+        np.add.at(m, (o.eat_units, np.full_like(o.eat_units, n), o.eat_left), o.prob)
         nonscoring[n] = o.nonscoring
     mw = np.transpose(m[:0:-1], (1, 2, 0)).copy()    # j = 0 .. K-1  <->  k = K .. 1
     return _Chain(k=k, mw=mw, by_units=m.sum(axis=2).T, nonscoring=nonscoring)

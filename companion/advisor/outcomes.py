@@ -73,8 +73,13 @@ def table_unit(table: SoldierTable) -> int:
 
 def dice_outcomes(n: int, table: SoldierTable, unit: int) -> DiceOutcomes:
     """Gather the scoring rolls of n dice and their pruned set-asides as arrays."""
-    prob, eat_left, eat_units = [], [], []
-    opt_roll, opt_left, opt_units, opt_start = [], [], [], []
+    prob: list[float] = []
+    eat_left: list[int] = []
+    eat_units: list[int] = []
+    opt_roll: list[int] = []
+    opt_left: list[int] = []
+    opt_units: list[int] = []
+    opt_start: list[int] = []
     nonscoring = 0.0
     for dice, p in rolls(n):
         options = options_for(dice, table)

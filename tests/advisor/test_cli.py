@@ -70,3 +70,15 @@ def test_bad_input_is_a_clear_error(capsys, cache_folder, tables) -> None:
     assert code == 2 and "1 to 6" in err
     code, _, err = run(capsys, cache_folder, "1", "2", "--event", "blank", "--turn-total", "30")
     assert code == 2 and "multiple of 50" in err
+
+
+def test_a_users_table_file_is_solved_and_used(capsys, cache_folder, tmp_path) -> None:
+    mat = tmp_path / "our-mat.json"
+    mat.write_text(json.dumps({"name": "ours", "three_pairs": 1500, "straight": 2500}))
+    code, out, _ = run(capsys, cache_folder, "1", "2", "3", "4", "5", "6", "--event", "blank",
+                       "--table", str(mat), "--json")
+    assert code == 0
+    straight = json.loads(out)["options"][-1]
+    assert straight["dice"] == [1, 2, 3, 4, 5, 6] and straight["soldiers"] == 2500
+    assert straight["dice_left"] == 6
+    assert list(cache_folder.glob("ours-*.npz"))
