@@ -12,6 +12,7 @@ from typing import Any
 
 from companion.advisor import advice as A
 from companion.advisor import query as q
+from companion.advisor.display import display_rows
 from companion.advisor.store import AdvisorTables, tables_for
 from companion.advisor.turn import TABBY, TOOTH
 from companion.rules import GameState, SoldierTable, TableError, snapshot
@@ -29,6 +30,7 @@ def advise(state: dict[str, Any] | GameState, *, target: int | None = None,
     (stop-or-roll without a new roll, or None), `hint` (for the LEDs: `option`, the
     index into the snapshot's `options`, `dice`, `then`, `card`). Rally answers add
     `rally`; Final Battle adds `final_battle`; the start of a turn adds `actions`.
+    `display`: ready-made bar rows for a page (see `display.display_rows`).
     `target` asks "chance to end strictly above this score" for a Brawl roller.
     """
     used: tuple[str, ...] | None = None
@@ -51,6 +53,7 @@ def advise(state: dict[str, Any] | GameState, *, target: int | None = None,
     elif phase in ("roll", "set_aside", "decide") and action in ("recruit", "brawl"):
         out.update(_turn(tables, snap, _flags(snap, used), target))
     out["hint"] = _hint(out, snap)
+    out["display"] = display_rows(out)
     return out
 
 

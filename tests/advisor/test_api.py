@@ -114,3 +114,19 @@ def test_flags_follow_the_cards(tables, cache_folder) -> None:
     answer = advise(state, folder=cache_folder)
     assert answer["decision"]["roll_on"] == pytest.approx(q.recruit_roll(tables, 6, 0, TABBY | 2))
     assert answer["decision"]["farkle_chance"] == 0.0
+
+
+def test_display_rows_mark_the_best_with_bars(tables, cache_folder) -> None:
+    state = new_game({"players": ["Ann", "Bo"]})
+    state, _ = apply(state, {"action": "recruit"})
+    state, _ = apply(state, {"roll": [2, 3, 4, 4, 4, 5], "event": "blank"})
+    answer = advise(state, folder=cache_folder)
+    rows = answer["display"]
+    assert [r["best"] for r in rows].count(True) == 1 and rows[answer["best"]]["best"]
+    assert rows[answer["best"]]["fraction"] == 1.0
+    assert all(0 <= r["fraction"] <= 1 for r in rows)
+    assert rows[2]["label"] == "keep 4 4 4 5"
+    state, _ = apply(state, {"set_aside": [4, 4, 4, 5]})
+    decide = advise(state, folder=cache_folder)["display"]
+    assert [r["label"] for r in decide] == ["stop", "roll"]
+    assert sum(r["best"] for r in decide) == 1
