@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from companion.advisor.errors import AdviceError
 from companion.advisor.outcomes import P_BLANK, P_DRAGON, P_RALLY
 from companion.advisor.store import AdvisorTables
 from companion.advisor.turn import TABBY, TOOTH
 
-
-class AdviceError(ValueError):
-    """A question the advisor cannot answer as asked (message for a player)."""
+__all__ = ["AdviceError"]
 
 
 def level(t: AdvisorTables, soldiers: float, what: str = "turn total") -> int:

@@ -16,10 +16,12 @@ import math
 
 import numpy as np
 
+from companion.advisor.errors import AdviceError
 from companion.advisor.outcomes import P_BLANK, P_DRAGON, P_RALLY, DiceOutcomes
 from companion.advisor.turn import N_FLAGS, SLOTS, TABBY, TOOTH, TurnSolution, solve_turn
 
 RECRUIT_FLAGS = (0, TABBY, TOOTH, TABBY | TOOTH)
+MAX_LEVELS = 20_000     # a table needing more (a Farkle chance near 0) is refused
 
 
 def farkle_chance(o: DiceOutcomes) -> float:
@@ -38,7 +40,9 @@ def one_roll_gain(o: DiceOutcomes, unit: int, tabby: bool) -> float:
 
 
 def stop_cap(outs: dict[int, DiceOutcomes], unit: int) -> float:
-    """The total above which stopping is optimal in every state without a Tooth."""
+    """The total above which stopping is optimal in every state without a Tooth (inf if none)."""
+    if min(farkle_chance(o) for o in outs.values()) <= 0:
+        return math.inf
     return max(one_roll_gain(o, unit, tabby) / farkle_chance(o)
                for o in outs.values() for tabby in (False, True))
 
@@ -71,6 +75,9 @@ def solve_recruit(outs: dict[int, DiceOutcomes],
                   unit: int) -> tuple[TurnSolution, float, np.ndarray]:
     """All Recruit states for every card flag; returns the solution, the cap and h."""
     cap = stop_cap(outs, unit)
+    if not math.isfinite(cap) or cap > MAX_LEVELS * unit:
+        raise AdviceError("With this Soldier table some rolls can never Farkle, so a Recruit turn "
+                          "could go on for ever: the advisor cannot rank stopping and rolling.")
     levels = math.ceil(cap / unit) + 1
     top = int(max(o.opt_units.max() for o in outs.values()))
     width = 2 * top + 1

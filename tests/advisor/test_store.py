@@ -53,3 +53,11 @@ def test_cache_folder_from_environment(monkeypatch, tmp_path: Path) -> None:
     assert store.cache_dir() == tmp_path
     monkeypatch.delenv(store.CACHE_ENV)
     assert store.cache_dir() == Path.home() / ".cache" / "dragon-farkle"
+
+
+def test_a_table_that_never_farkles_is_refused_clearly(tmp_path: Path) -> None:
+    from companion.advisor import AdviceError
+
+    always = load_table({"name": "always", "single": [100, 50, 50, 50, 50, 50]})
+    with pytest.raises(AdviceError, match="never Farkle"):
+        store.tables_for(always, folder=tmp_path)
