@@ -35,6 +35,8 @@ def choose_action(state: GameState, action: str, target: object = None) -> Resul
     me = state.current
     seat = state.seats[me]
     if action == Action.FINAL_BATTLE:
+        if target is not None:
+            raise IllegalMove("The Final Battle is fought against the dragon; it has no other target.")
         return _enter_final_battle(state)
     if action == Action.BRAWL:
         defender = _brawl_target(state, target)
@@ -108,7 +110,7 @@ def check_roll(state: GameState, faces: object, event: object) -> tuple[tuple[in
 
 def roll(state: GameState, faces: Sequence[int], event: str, *, ignore_dragon: bool = False) -> Result:
     """Score a roll in the current action. `state` is the state just before the roll."""
-    base = state
+    base = replace(state, roll_base=None)
     if state.turn.action is Action.FINAL_BATTLE:
         new, events = _final_battle_roll(state, tuple(faces), event, ignore_dragon)
     else:
