@@ -56,3 +56,15 @@ def test_more_army_never_hurts_and_the_top_row_is_close_to_unlimited(tables) -> 
 
 def test_damage_already_enough_means_won(tables) -> None:
     assert q.battle(tables, 3, 0, 100, False) == (1.0, 0.0)
+
+
+@pytest.mark.parametrize("army,health", [(5000, 3), (2500, 5), (800, 4)])
+def test_battle_matches_the_rules_engines_own_simulator(tables, army: int, health: int) -> None:
+    """Cross-check with companion.simulate (written separately, on the rules branch)."""
+    from companion.simulate import simulate_final_battle
+
+    runs = 200_000
+    stats = simulate_final_battle(army, health=health, table="default", runs=runs, seed=11 + health)
+    win, loss = q.battle(tables, 6, health, army, False)
+    assert abs(stats.win_rate - win) < 4 * math.sqrt(win * (1 - win) / runs)
+    assert stats.mean_soldiers_lost == pytest.approx(loss, rel=0.02)
