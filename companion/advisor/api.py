@@ -40,7 +40,17 @@ def advise(state: dict[str, Any] | GameState, *, target: int | None = None,
         snap = snapshot(state)
     else:
         snap = state
+    if not isinstance(snap, dict) or "phase" not in snap:
+        raise q.AdviceError("advise() takes the rules engine's snapshot() (or the GameState).")
     tables = tables_for(_table(snap, table), folder=folder)
+    try:
+        return _answer(tables, snap, used, target)
+    except (KeyError, TypeError) as exc:
+        raise q.AdviceError(f"The snapshot is missing what the advisor needs ({exc}).") from None
+
+
+def _answer(tables: AdvisorTables, snap: dict[str, Any], used: tuple[str, ...] | None,
+            target: int | None) -> dict[str, Any]:
     phase, action = snap.get("phase"), snap.get("action")
     out: dict[str, Any] = {
         "phase": phase, "action": action, "player": snap.get("player"),

@@ -137,7 +137,7 @@ def solve_turn(outs: dict[int, DiceOutcomes], flags: tuple[int, ...], reward: np
         known = plan.b0 + np.bincount(plan.known_rows, best[: plan.n_known] * plan.known_w,
                                       minlength=size)
         tabby_best = best[plan.n_known:]
-        while True:
+        for _ in range(64):     # policy iteration ends in 1-2 rounds; the bound only guards ties
             x = _policy_values(plan, known, tabby_best, go, use, reward[i], size)
             solves += 1
             eaten = x[plan.tb_col]

@@ -130,3 +130,12 @@ def test_display_rows_mark_the_best_with_bars(tables, cache_folder) -> None:
     decide = advise(state, folder=cache_folder)["display"]
     assert [r["label"] for r in decide] == ["stop", "roll"]
     assert sum(r["best"] for r in decide) == 1
+
+
+def test_bad_snapshot_is_a_clear_error(cache_folder) -> None:
+    from companion.advisor import AdviceError
+
+    with pytest.raises(AdviceError, match="snapshot"):
+        advise({"nothing": 1}, folder=cache_folder)
+    with pytest.raises(AdviceError, match="missing"):
+        advise({"phase": "decide", "action": "recruit", "table": "default"}, folder=cache_folder)
