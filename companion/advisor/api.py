@@ -30,7 +30,8 @@ def advise(state: dict[str, Any] | GameState, *, target: int | None = None,
     (stop-or-roll without a new roll, or None), `hint` (for the LEDs: `option`, the
     index into the snapshot's `options`, `dice`, `then`, `card`). Rally answers add
     `rally`; Final Battle adds `final_battle`; the start of a turn adds `actions`.
-    `display`: ready-made bar rows for a page (see `display.display_rows`).
+    `display`: ready-made bar rows for a page (see `display.display_rows`). Given the
+    GameState just after a Farkle its holder may cancel, `tooth` says what that is worth.
     `target` asks "chance to end strictly above this score" for a Brawl roller.
     """
     used: tuple[str, ...] | None = None
@@ -44,9 +45,31 @@ def advise(state: dict[str, Any] | GameState, *, target: int | None = None,
         raise q.AdviceError("advise() takes the rules engine's snapshot() (or the GameState).")
     tables = tables_for(_table(snap, table), folder=folder)
     try:
-        return _answer(tables, snap, used, target)
+        out = _answer(tables, snap, used, target)
+        if isinstance(state, GameState) and _can_use(snap, A.TOOTH_ID) and snap.get("farkle"):
+            out["tooth"] = _tooth_rescue(tables, state, target)
+        return out
     except (KeyError, TypeError) as exc:
         raise q.AdviceError(f"The snapshot is missing what the advisor needs ({exc}).") from None
+
+
+def _tooth_rescue(tables: AdvisorTables, state: GameState,
+                  target: int | None) -> dict[str, Any] | None:
+    """Just after a Farkle: what cancelling it with the Lucky Dragon's Tooth is worth."""
+    base = state.roll_base
+    faces, event = state.turn.last_roll, state.turn.last_event
+    if base is None or not faces or not event:
+        return None
+    seat = base.turn.roller
+    used = tuple(u for u in base.turn.used if u.startswith(f"{seat}:"))
+    bsnap = {**snapshot(base), "last_roll": list(faces), "last_event": event,
+             "phase": "set_aside", "dragon_ignored": False}
+    if bsnap.get("action") == "final_battle":
+        roller = bsnap["roller"]
+        return A.advise_battle(tables, faces, event, army=int(bsnap["army"][roller]),
+                               damage=int(bsnap.get("damage") or 0),
+                               health=int(bsnap.get("dragon_health") or 3), tooth=True)
+    return _turn(tables, bsnap, _flags(bsnap, used), target)
 
 
 def _answer(tables: AdvisorTables, snap: dict[str, Any], used: tuple[str, ...] | None,

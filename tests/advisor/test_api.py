@@ -139,3 +139,17 @@ def test_bad_snapshot_is_a_clear_error(cache_folder) -> None:
         advise({"nothing": 1}, folder=cache_folder)
     with pytest.raises(AdviceError, match="missing"):
         advise({"phase": "decide", "action": "recruit", "table": "default"}, folder=cache_folder)
+
+
+def test_after_a_farkle_the_tooth_rescue_is_valued(tables, cache_folder) -> None:
+    state = new_game({"players": ["Ann", "Bo"], "items": {"Ann": ["lucky_dragons_tooth"]}})
+    state, _ = apply(state, {"action": "recruit"})
+    state, _ = apply(state, {"roll": [2, 3, 4, 4, 4, 1], "event": "blank"})
+    state, _ = apply(state, {"set_aside": [1, 4, 4, 4]})
+    state, _ = apply(state, {"action": "roll"})
+    state, _ = apply(state, {"roll": [2, 3], "event": "blank"})
+    answer = advise(state, folder=cache_folder)
+    assert answer["phase"] == "choose_action" and answer["player"] == "Bo"
+    rescue = answer["tooth"]["options"][0]
+    assert rescue["card"] == "lucky_dragons_tooth" and rescue["bank"] == 500
+    assert rescue["roll_on"] == pytest.approx(q.recruit_roll(tables, 2, 500, 0))
