@@ -10,21 +10,21 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")  # one core, as the Pi's advisor thread gets
 
-import statistics  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
+import statistics
+import tempfile
+import time
+from pathlib import Path
 
-from companion.advisor import advice as A  # noqa: E402
-from companion.advisor import query as q  # noqa: E402
-from companion.advisor import store  # noqa: E402
-from companion.advisor.api import advise  # noqa: E402
-from companion.advisor.battle import solve_battle  # noqa: E402
-from companion.advisor.brawl import solve_brawl  # noqa: E402
-from companion.advisor.outcomes import all_outcomes, table_unit  # noqa: E402
-from companion.advisor.recruit import solve_recruit  # noqa: E402
-from companion.rules import TABLES, apply, new_game, snapshot  # noqa: E402
-from companion.rules.scoring import lookup  # noqa: E402
+from companion.advisor import advice as A
+from companion.advisor import query as q
+from companion.advisor import store
+from companion.advisor.api import advise
+from companion.advisor.battle import solve_battle
+from companion.advisor.brawl import solve_brawl
+from companion.advisor.outcomes import all_outcomes, table_unit
+from companion.advisor.recruit import solve_recruit
+from companion.rules import TABLES, apply, new_game, snapshot
+from companion.rules.scoring import lookup
 
 
 def clock(fn, *args):
@@ -77,6 +77,7 @@ def answer_times(folder: Path) -> None:
     snap = snapshot(state)
     rows = [
         ("advise(snapshot) set-aside, 3 options", lambda: advise(snap, folder=folder)),
+        ("advise(GameState) incl. the engine's snapshot()", lambda: advise(state, folder=folder)),
         ("advise_roll recruit 2 3 4 4 4 5", lambda: A.advise_roll(tables, [2, 3, 4, 4, 4, 5], "blank")),
         ("advise_roll brawl defender", lambda: A.advise_roll(
             tables, [1, 3, 4, 4, 6], "blank", measure=A.defender_measure(tables, 650))),
