@@ -8,7 +8,8 @@ max G/pf the region {t >= C} is closed (totals never fall), and if U is the larg
 excess of the optimal value over t there, U <= max(0, (1 - pf) U), so U = 0.
 With a Tooth held, a Farkle cannot cost anything above C, so the best play there is
 to roll until the Tooth is spent, then stop: D = t + h(f, n) with h a stationary
-excess computed by value iteration. Both tails are exact, so the table is too.
+excess computed by value iteration (to 1e-11 soldiers). Both tails are exact, so
+the table is too.
 """
 from __future__ import annotations
 
