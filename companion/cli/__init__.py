@@ -13,7 +13,14 @@ from collections.abc import Sequence
 
 # One line per subcommand module in this package, in the order `--help` lists them.
 SUBCOMMANDS: list[str] = [
+    "options",
+    "replay",
+    "simulate",
+    "play",
+    "leds",
+    "advise",
     "read",
+    "calibrate",
 ]
 
 
