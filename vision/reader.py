@@ -18,21 +18,11 @@ import numpy as np
 
 from vision.color import die_color
 from vision.detect import Candidate, DieDetector
+from vision.event import event_face
 from vision.faces import FaceRead, FaceReader
 from vision.onnxnets import model_dir
+from vision.quality import frame_warnings
 from vision.types import EVENT, SOLDIER, DiceWarning, Die, Reading
-
-try:
-    from vision.event import event_face
-except ImportError:  # the calib branch's Event-die reader is not merged yet: no Event die
-    def event_face(frame: np.ndarray, box: Any, *, profile: Any) -> tuple[str, float] | None:
-        return None
-
-try:
-    from vision.quality import frame_warnings
-except ImportError:  # the calib branch's frame checks are not merged yet: none reported
-    def frame_warnings(frame: np.ndarray, boxes: Any, *, profile: Any) -> list[DiceWarning]:
-        return []
 
 DIE_PROBABILITY = 0.5  # below this (classifier's 1 - P(not a die)) a candidate is dropped
 UNSURE = 0.5  # a die read below this confidence gets an "unreadable" warning
