@@ -1,7 +1,7 @@
 """Reading the upward face of each found die with a small CNN (OpenCV DNN).
 
-Each candidate is cut from the full-resolution frame (1.5 x its face side, so the
-whole face and a little surrounding), shrunk to 32x32 and classified, together with
+Each candidate is cut from the full-resolution frame (1.25 x its face side, so the
+whole face and a little surrounding), shrunk to 36x36 and classified, together with
 the same crop turned a quarter turn (a die face reads the same either way): classes
 are the faces 1-6, "a face without pips" (blank / symbol: the Event die) and "not a
 die". Confidence is the temperature-calibrated softmax of the averaged views, capped
@@ -17,8 +17,8 @@ import numpy as np
 
 from vision.onnxnets import load_meta, load_net, model_dir
 
-CROP = 32
-CROP_SCALE = 1.5
+CROP = 36
+CROP_SCALE = 1.25
 NO_PIPS = 6  # class index of a face without pips
 NOT_DIE = 7  # class index of "not a die"
 DISAGREE_CAP = 0.5  # confidence ceiling when the two views read different faces
