@@ -26,6 +26,7 @@ INNER = 0.8  # share of the canonical square compared (skips the rounded edges)
 TILTS = (-10.0, -5.0, 0.0, 5.0, 10.0)
 MAX_BODY_DISTANCE = 4.0  # Mahalanobis, as in vision.color
 REJECT = 12.0  # a best match this many times the learned spread: not the Event die
+FACE_DISTANCE = 18.0  # Lab distance from the body counted as top face (not the darker sides)
 
 _CACHE: dict[int, tuple[EventDie, list[tuple[str, np.ndarray]], float]] = {}
 
@@ -56,7 +57,7 @@ def _face_rect(crop: np.ndarray, body: np.ndarray) -> tuple:
     h, w = crop.shape[:2]
     lab = cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_BGR2LAB).astype(np.float32)
     dist = np.sqrt(((lab - body.astype(np.float32)) ** 2).sum(axis=2))
-    mask = (dist < 28.0).astype(np.uint8)
+    mask = (dist < FACE_DISTANCE).astype(np.uint8)
     k = max(3, round(min(h, w) / 6) | 1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
