@@ -25,7 +25,7 @@ SCALES = (1.0,)  # sizes tried (more cost more time; one is enough with centring
 INNER = 0.8  # share of the canonical square compared (skips the rounded edges)
 TILTS = (-10.0, -5.0, 0.0, 5.0, 10.0)
 MAX_BODY_DISTANCE = 4.0  # Mahalanobis, as in vision.color
-REJECT = 12.0  # a best match this many times the learned spread: not the Event die
+REJECT = 10.0  # a best match this many times the learned spread: not the Event die
 FACE_DISTANCE = 18.0  # Lab distance from the body counted as top face (not the darker sides)
 
 _CACHE: dict[int, tuple[EventDie, list[tuple[str, np.ndarray]], float]] = {}
