@@ -117,3 +117,43 @@ def test_cli_calibrate_bad_input_writes_nothing(tmp_path: Path, capsys) -> None:
     assert main(["calibrate", "--event-face", "skull=a.png", "--out", str(out)]) == 2
     assert "blank, dragon or rally" in capsys.readouterr().err
     assert not out.exists()
+
+
+class _FakeCamera:
+    """Shows the picture for the current prompt; each Enter moves to the next one."""
+
+    def __init__(self, frames: list[np.ndarray]) -> None:
+        self.frames, self.index, self.closed = frames, -1, False
+
+    def read(self) -> np.ndarray:
+        return self.frames[self.index]
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_cli_calibrate_from_the_camera(tmp_path: Path, monkeypatch, capsys) -> None:
+    import hardware.camera
+
+    rng = np.random.default_rng(8)
+    frames = [_tray_frame(), _player_frame((40, 40, 200), 1)]
+    for face in FACES:
+        frames += [random_event_frame(face, rng, background=procedural_background((360, 480), rng))[0]
+                   for _ in range(2)]
+    camera = _FakeCamera(frames)
+    prompts: list[str] = []
+
+    def enter(prompt: str) -> str:
+        prompts.append(prompt)
+        camera.index += 1
+        return ""
+    monkeypatch.setattr(hardware.camera, "open_camera", lambda spec: camera)
+    monkeypatch.setattr("builtins.input", enter)
+    args = ["calibrate", "--camera", "usb:0", "--tray", "camera", "--player", "Ann",
+            "--out", str(tmp_path / "prof")]
+    for face in FACES:
+        args += ["--event-face", f"{face}=2"]
+    assert main(args) == 0, capsys.readouterr().err
+    assert camera.closed and len(prompts) == 8 and "Ann" in prompts[1]
+    profile = load_profile(tmp_path / "prof")
+    assert list(profile.colors) == ["Ann"] and profile.tray is not None and profile.event
