@@ -13,7 +13,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.models import load_net, model_dir
+from vision.onnxnets import load_net, model_dir
 
 DET_WIDTH = 320
 STRIDE = 4
@@ -75,5 +75,12 @@ class DieDetector:
 
 
 def detect_dice(frame: np.ndarray, *, threshold: float = DEFAULT_THRESHOLD) -> list[Candidate]:
-    """Find die candidates in a BGR frame with the bundled detector (see DieDetector)."""
-    return DieDetector(threshold=threshold).detect(frame)
+    """Dice in a BGR frame: detector candidates that the face classifier takes for dice.
+
+    For callers that need where the dice are but not their faces (calibration)."""
+    from vision.faces import FaceReader
+
+    folder = model_dir()
+    cands = DieDetector(folder / "detector.onnx", threshold=threshold).detect(frame)
+    reads = FaceReader(folder).read(frame, [c.center for c in cands], [c.side for c in cands])
+    return [c for c, r in zip(cands, reads) if r.label != "none" and r.die_probability >= 0.5]

@@ -15,7 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.models import load_meta, load_net, model_dir
+from vision.onnxnets import load_meta, load_net, model_dir
 
 CROP = 32
 CROP_SCALE = 1.5

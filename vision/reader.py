@@ -18,24 +18,15 @@ import numpy as np
 
 from vision.color import die_color
 from vision.detect import Candidate, DieDetector
+from vision.event import event_face
 from vision.faces import FaceRead, FaceReader
-from vision.models import model_dir
+from vision.onnxnets import model_dir
+from vision.quality import frame_warnings
 from vision.types import EVENT, SOLDIER, DiceWarning, Die, Reading
-
-try:
-    from vision.event import event_face
-except ImportError:  # the calib branch's Event-die reader is not merged yet: no Event die
-    def event_face(frame: np.ndarray, box: Any, *, profile: Any) -> tuple[str, float] | None:
-        return None
-
-try:
-    from vision.quality import frame_warnings
-except ImportError:  # the calib branch's frame checks are not merged yet: none reported
-    def frame_warnings(frame: np.ndarray, boxes: Any, *, profile: Any) -> list[DiceWarning]:
-        return []
 
 DIE_PROBABILITY = 0.5  # below this (classifier's 1 - P(not a die)) a candidate is dropped
 UNSURE = 0.5  # a die read below this confidence gets an "unreadable" warning
+SURE = 0.9  # touching dice both read at least this surely need no warning
 TOUCHING = 0.85  # centres closer than this many face sides: the dice touch
 _ROTATE = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
 
@@ -95,11 +86,16 @@ def _soldier_or_event(raw: np.ndarray, read: FaceRead, center: tuple[float, floa
     return Die(SOLDIER, read.label, center, box, read.confidence)
 
 
-def _touching(dice: list[Die], sides: list[float]) -> list[DiceWarning]:
+def touching_warnings(dice: list[Die], sides: list[float]) -> list[DiceWarning]:
+    """A warning for each pair of dice so close that at least one could not be read surely.
+
+    Touching dice that were both read with confidence >= SURE need no action."""
     out = []
     for i in range(len(dice)):
         for j in range(i + 1, len(dice)):
             (xi, yi), (xj, yj) = dice[i].center, dice[j].center
+            if min(dice[i].confidence, dice[j].confidence) >= SURE:
+                continue
             if np.hypot(xi - xj, yi - yj) < TOUCHING * max(sides[i], sides[j]):
                 x0, y0 = min(dice[i].box[0], dice[j].box[0]), min(dice[i].box[1], dice[j].box[1])
                 x1 = max(dice[i].box[0] + dice[i].box[2], dice[j].box[0] + dice[j].box[2])
@@ -109,7 +105,8 @@ def _touching(dice: list[Die], sides: list[float]) -> list[DiceWarning]:
     return out
 
 
-def _unreadable(dice: list[Die]) -> list[DiceWarning]:
+def unreadable_warnings(dice: list[Die]) -> list[DiceWarning]:
+    """A warning for each soldier die read with confidence below UNSURE."""
     return [DiceWarning("cocked", "A die cannot be read (cocked on an edge or partly hidden): "
                         "lay it flat or re-roll it.", d.box)
             for d in dice if d.kind == SOLDIER and d.confidence < UNSURE]
@@ -154,6 +151,6 @@ def read_dice(frame: np.ndarray, *, profile: Any = None) -> Reading:
         color, _ = die_color(raw, box, profile=profile)
         dice.append(Die(die.kind, die.value, die.center, die.box, die.confidence, color))
         sides.append(cand.side)
-    warnings = _touching(dice, sides) + _unreadable(dice)
+    warnings = touching_warnings(dice, sides) + unreadable_warnings(dice)
     warnings += list(frame_warnings(raw, [d.box for d in dice], profile=profile))
     return Reading(tuple(dice), tuple(warnings))

@@ -10,6 +10,8 @@ import pytest
 from calibration.profile import default_profile
 from vision import FrameError, Reading, read_dice
 from vision.evaluate import Tally, score
+from vision.reader import touching_warnings, unreadable_warnings
+from vision.types import Die
 
 # Floors well under what the shipped model measures on these photos (see the README),
 # so a broken model, crop or decoding fails here while a retrained model passes.
@@ -114,14 +116,17 @@ def test_dice_outside_the_tray_are_ignored(samples):
     assert len(left.dice) == sum(1 for d in everything.dice if d.center[0] < cut)
 
 
-def test_touching_dice_give_a_warning(samples):
-    """Two copies of one die pasted edge to edge: both read, and a 'touching' warning."""
-    _, image, labels = samples["byler-2019-12-08"][0]
-    x, y, w, h = (int(v) for v in labels[0]["bbox"])
-    tile = image[y:y + h, x:x + w]
-    canvas = np.full((480, 640, 3), np.median(image[100:400, 100:500], axis=(0, 1)), np.uint8)
-    canvas[200:200 + h, 300:300 + w] = tile
-    canvas[200:200 + h, 300 + w:300 + 2 * w] = tile
-    reading = read_dice(canvas)
-    assert len(reading.dice) == 2, reading
-    assert "touching" in {w.code for w in reading.warnings}
+def _die(x, conf):
+    return Die("soldier", 3, (x, 100.0), (x - 20, 80, 40, 40), conf)
+
+
+def test_touching_dice_warn_only_when_a_read_is_unsure():
+    assert touching_warnings([_die(100, 0.99), _die(130, 0.95)], [40.0, 40.0]) == []
+    (w,) = touching_warnings([_die(100, 0.99), _die(130, 0.6)], [40.0, 40.0])
+    assert w.code == "touching" and "apart" in w.message and w.box == (80, 80, 70, 40)
+    assert touching_warnings([_die(100, 0.3), _die(160, 0.3)], [40.0, 40.0]) == []
+
+
+def test_unsure_die_gets_a_warning():
+    (w,) = unreadable_warnings([_die(100, 0.2), _die(300, 0.97)])
+    assert w.code == "cocked" and w.box == (80, 80, 40, 40)
