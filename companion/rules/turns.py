@@ -147,14 +147,9 @@ def _dice_used(state: GameState, count: int) -> Result:
     if left > 0:
         return state.with_turn(dice_in_hand=left), []
     name = state.seats[state.turn.roller].name
-    return state.with_turn(dice_in_hand=_full_hand(state)), [Event("hot_dice", name)]
-
-
-def _full_hand(state: GameState) -> int:
-    """A Brawl defender's hand is 5 dice, hot dice included; everyone else's is 6."""
-    turn = state.turn
-    defending = turn.action is Action.BRAWL and turn.attacker_score is not None
-    return state.rules.defender_dice if defending else state.rules.attacker_dice
+    # RULES.md: hot dice means all six again, for a Brawl defender too (only
+    # their first roll is limited to 5 dice).
+    return state.with_turn(dice_in_hand=state.rules.attacker_dice), [Event("hot_dice", name)]
 
 
 def set_aside(state: GameState, dice: object, rally: object, card: object = None) -> Result:
