@@ -1,0 +1,191 @@
+"""Raspberry Pi camera through Picamera2 (installed from apt, never from pip).
+
+Dice colours must not drift while the game goes on, so after a settle period the
+backend freezes exposure and white balance at the values auto-exposure found
+(`capture_metadata()` -> `set_controls()`), as the upstream `controls_2.py`
+example does. A calibration profile can instead supply locked values, which are
+applied before the first frame.
+"""
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from hardware.camera.base import Camera, CameraError, CameraSpecError, check_frame
+
+SIZES = ((640, 480), (1280, 720))
+LOCK_KEYS = ("ExposureTime", "AnalogueGain", "ColourGains")
+_ALIASES = {
+    "exposuretime": "ExposureTime",
+    "exposure_time": "ExposureTime",
+    "analoguegain": "AnalogueGain",
+    "analogue_gain": "AnalogueGain",
+    "analog_gain": "AnalogueGain",
+    "colourgains": "ColourGains",
+    "colour_gains": "ColourGains",
+    "color_gains": "ColourGains",
+}
+
+
+def _load_picamera2() -> type:
+    """Import Picamera2 only when a Pi camera is asked for (apt package, Pi only)."""
+    try:
+        from picamera2 import Picamera2  # type: ignore[import-not-found]
+    except (ImportError, ValueError) as exc:  # ValueError: numpy ABI clash with apt's simplejpeg
+        raise CameraError(
+            "picamera: the picamera2 library is not available "
+            f"({exc}); on a Raspberry Pi run scripts/install-pi (apt install python3-picamera2)"
+        ) from exc
+    return Picamera2
+
+
+def normalise_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """Camera settings from a profile -> Picamera2 control names with checked values."""
+    out: dict[str, Any] = {}
+    for key, value in settings.items():
+        name = _ALIASES.get(key.lower().replace("-", "_"), key)
+        if name not in LOCK_KEYS:
+            raise CameraSpecError(f"picamera: unknown camera setting {key!r} (known: {', '.join(LOCK_KEYS)})")
+        out[name] = _check_setting(name, value)
+    return out
+
+
+def _check_setting(name: str, value: Any) -> Any:
+    result: Any = None
+    try:
+        if name == "ExposureTime":
+            result = int(value)
+            ok = result > 0
+        elif name == "AnalogueGain":
+            result = float(value)
+            ok = result >= 1.0
+        else:
+            red, blue = (float(v) for v in value)
+            result = (red, blue)
+            ok = red > 0 and blue > 0
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise CameraSpecError(f"picamera: camera setting {name} has a bad value {value!r}")
+    return result
+
+
+class PiCamera(Camera):
+    """Picamera2 backend: a video configuration with an RGB888 main stream (BGR arrays).
+
+    `settings`: locked camera values (Picamera2 names, e.g. from a calibration profile);
+    without them auto exposure runs for `settle_seconds`, then the found values are locked.
+    `picamera2_class` and `clock` are injectable so tests run without a Pi.
+    """
+
+    name = "picamera"
+
+    def __init__(
+        self,
+        *,
+        size: tuple[int, int] = (640, 480),
+        settings: Mapping[str, Any] | None = None,
+        settle_seconds: float = 1.0,
+        camera_num: int = 0,
+        picamera2_class: type | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__()
+        size = (int(size[0]), int(size[1]))
+        if size not in SIZES:
+            raise CameraSpecError(f"picamera: size must be one of {SIZES}, got {size}")
+        locked = normalise_settings(settings) if settings else None
+        self.size = size
+        self._clock = clock
+        self._settle = float(settle_seconds)
+        self._locked: dict[str, Any] | None = None
+        cls = picamera2_class or _load_picamera2()
+        try:
+            self._cam = cls(camera_num)
+        except Exception as exc:
+            self._closed = True
+            raise CameraError(f"picamera: no camera found or it is busy ({exc})") from exc
+        try:
+            self._configure(locked)
+        except Exception as exc:
+            self._closed = True
+            self._safe_close()
+            raise CameraError(f"picamera: could not start the camera ({exc})") from exc
+        self._started_at = clock()
+
+    def _configure(self, locked: dict[str, Any] | None) -> None:
+        controls: dict[str, Any] = {"FrameRate": 30}
+        if locked:
+            controls.update(self._without_mono(locked))
+        config = self._cam.create_video_configuration(
+            main={"size": self.size, "format": "RGB888"}, controls=controls
+        )
+        self._cam.configure(config)
+        self._cam.start()
+        if locked:
+            self._cam.set_controls({"AeEnable": False, "AwbEnable": False, **controls})
+            self._locked = dict(locked)
+
+    def _without_mono(self, controls: dict[str, Any]) -> dict[str, Any]:
+        if getattr(self._cam, "is_mono", False):
+            return {k: v for k, v in controls.items() if k != "ColourGains"}
+        return controls
+
+    @property
+    def locked(self) -> bool:
+        return self._locked is not None
+
+    @property
+    def settings(self) -> dict[str, Any] | None:
+        """The locked values (JSON-friendly) to store in a calibration profile, or None yet."""
+        if self._locked is None:
+            return None
+        out = dict(self._locked)
+        if "ColourGains" in out:
+            out["ColourGains"] = list(out["ColourGains"])
+        return out
+
+    def lock(self) -> dict[str, Any]:
+        """Freeze exposure and white balance at the values auto exposure reached now."""
+        try:
+            meta = self._cam.capture_metadata()
+            found = {k: meta[k] for k in LOCK_KEYS if k in meta}
+            values = self._without_mono(normalise_settings(found))
+            self._cam.set_controls({"AeEnable": False, "AwbEnable": False, **values})
+        except CameraError:
+            raise
+        except Exception as exc:
+            raise CameraError(f"picamera: could not lock exposure ({exc})") from exc
+        self._locked = values
+        return self.settings or {}
+
+    def unlock(self) -> None:
+        """Return to auto exposure / white balance (the calibration wizard's "re-measure")."""
+        try:
+            self._cam.set_controls({"AeEnable": True, "AwbEnable": True})
+        except Exception as exc:
+            raise CameraError(f"picamera: could not unlock exposure ({exc})") from exc
+        self._locked = None
+        self._started_at = self._clock()
+
+    def _read(self) -> np.ndarray:
+        try:
+            frame = self._cam.capture_array("main")
+        except Exception as exc:
+            raise CameraError(f"picamera: capture failed ({exc})") from exc
+        frame = check_frame(frame, self.name)
+        if self._locked is None and self._clock() - self._started_at >= self._settle:
+            self.lock()
+        return frame
+
+    def _safe_close(self) -> None:
+        for method in ("stop", "close"):
+            with contextlib.suppress(Exception):  # closing a failed camera must not raise
+                getattr(self._cam, method)()
+
+    def _release(self) -> None:
+        self._safe_close()

@@ -1,0 +1,166 @@
+"""A camera that plays photos as if dice were rolled in a real tray: the demo camera.
+
+Each photo is held still for `hold` seconds (so a settle detector sees the dice
+stop), preceded by a short "moving" transition (frames that change every tick), so
+the whole pipeline behaves as on the table. Time comes from an injected clock and
+nothing sleeps. `hold=None` waits on `next_photo()` from the app instead.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from hardware.camera.base import Camera, CameraError, CameraSpecError
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
+
+
+def images_in(folder: Path) -> list[Path]:
+    """The image files directly in `folder` (or its `images/` subfolder), sorted by name."""
+    if (folder / "images").is_dir():
+        folder = folder / "images"
+    return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
+
+
+def bundled_samples() -> list[Path]:
+    """Every sample photo shipped with `vision` (vision/samples/<set>/images/*), sorted."""
+    try:
+        root = resources.files("vision") / "samples"
+    except ModuleNotFoundError:
+        return []
+    if not root.is_dir():
+        return []
+    found: list[Path] = []
+    for entry in sorted(root.iterdir(), key=lambda e: e.name):
+        images = entry / "images"
+        if images.is_dir():
+            found.extend(images_in(Path(str(images))))
+    return found
+
+
+def resolve_paths(sources: Iterable[str | Path]) -> list[Path]:
+    """Folders expand to their images; files are kept in the order given."""
+    paths: list[Path] = []
+    for source in sources:
+        path = Path(source).expanduser()
+        if path.is_dir():
+            paths.extend(images_in(path))
+        elif path.is_file():
+            paths.append(path)
+        else:
+            raise CameraSpecError(f"replay: no such photo or folder: {path}")
+    return paths
+
+
+class ReplayCamera(Camera):
+    """Plays `paths` (image files or folders) in order, looping; frames are BGR arrays.
+
+    hold: seconds each photo stays still (None = until `next_photo()`).
+    transition: seconds of "moving" frames before each photo.
+    size: (width, height) to resize every frame to, or None to keep each photo's size.
+    """
+
+    name = "replay"
+
+    def __init__(
+        self,
+        paths: Sequence[str | Path] | None = None,
+        *,
+        hold: float | None = 4.0,
+        transition: float = 0.8,
+        size: tuple[int, int] | None = None,
+        loop: bool = True,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__()
+        files = resolve_paths(paths) if paths is not None else bundled_samples()
+        if not files:
+            where = "the given paths" if paths is not None else "the bundled vision samples"
+            raise CameraSpecError(f"replay: no photos (.jpg/.png) found in {where}")
+        if hold is not None and hold <= 0:
+            raise CameraSpecError(f"replay: hold must be positive seconds or None, got {hold}")
+        if transition < 0:
+            raise CameraSpecError(f"replay: transition must be >= 0 seconds, got {transition}")
+        self.paths = files
+        self.hold = hold
+        self.transition = float(transition)
+        self.size = size
+        self.loop = loop
+        self._clock = clock
+        self._cache: dict[int, np.ndarray] = {}
+        self._index = 0
+        self._shown_from = clock()
+
+    @property
+    def index(self) -> int:
+        """Index (into `paths`) of the photo being shown or moved towards now."""
+        self._advance(self._clock())
+        return self._index
+
+    def next_photo(self) -> None:
+        """Start the move to the next photo now (the app's "roll again")."""
+        self._advance(self._clock())
+        self._step()
+        self._shown_from = self._clock()
+
+    def is_moving(self) -> bool:
+        """True while the transition frames are being shown."""
+        now = self._clock()
+        self._advance(now)
+        return now - self._shown_from < self.transition
+
+    def _step(self) -> None:
+        last = len(self.paths) - 1
+        self._index = 0 if self._index >= last and self.loop else min(self._index + 1, last)
+
+    def _advance(self, now: float) -> None:
+        if self.hold is None:
+            return
+        period = self.transition + self.hold
+        while now - self._shown_from >= period:
+            if self._index == len(self.paths) - 1 and not self.loop:
+                return
+            self._step()
+            self._shown_from += period
+
+    def _read(self) -> np.ndarray:
+        now = self._clock()
+        self._advance(now)
+        photo = self._photo(self._index)
+        progress = (now - self._shown_from) / self.transition if self.transition else 1.0
+        if progress >= 1.0:
+            return photo.copy()
+        return self._moving(photo, progress)
+
+    def _moving(self, photo: np.ndarray, progress: float) -> np.ndarray:
+        """A frame mid-roll: the photo slides in and brightens, so successive frames differ."""
+        _height, width = photo.shape[:2]
+        shift = round((1.0 - progress) * width * 0.25)
+        frame = np.zeros_like(photo)
+        frame[:, shift:] = photo[:, : width - shift]
+        scale = 0.5 + 0.5 * progress
+        return (frame.astype(np.float32) * scale).astype(np.uint8)
+
+    def _photo(self, index: int) -> np.ndarray:
+        cached = self._cache.get(index)
+        if cached is not None:
+            return cached
+        import cv2
+
+        path = self.paths[index]
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise CameraError(f"replay: could not read the photo {path}")
+        if self.size is not None and (image.shape[1], image.shape[0]) != tuple(self.size):
+            image = cv2.resize(image, tuple(self.size), interpolation=cv2.INTER_AREA)
+        if len(self._cache) > 32:
+            self._cache.clear()
+        self._cache[index] = image
+        return image
+
+    def _release(self) -> None:
+        self._cache.clear()
