@@ -12,7 +12,9 @@ import importlib
 from collections.abc import Sequence
 
 # One line per subcommand module in this package, in the order `--help` lists them.
-SUBCOMMANDS: list[str] = []
+SUBCOMMANDS: list[str] = [
+    "serve",
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -67,15 +67,20 @@ class CameraLoop:
     def _read(self) -> Any:
         try:
             if self.camera is None:
-                raise RuntimeError("no camera open")
+                self._reopen()
             frame = self.camera.read()
-        except Exception as err:  # any device error: report, fall back to typing, retry
+        except Exception as err:  # any device error: report, fall back to typing, retry later
             self._fail(err)
             return None
         if self.failed:
             self.failed = False
             self.table.set_camera("camera", "Camera working: roll in the tray.")
         return frame
+
+    def _reopen(self) -> None:
+        if self.reopen is None:
+            raise RuntimeError("no camera open")
+        self.camera = self.reopen()
 
     def _fail(self, err: Exception) -> None:
         if not self.failed:
@@ -84,13 +89,9 @@ class CameraLoop:
         self.table.set_camera(
             "manual", f"Camera not working ({err}). Type each roll; retrying the camera."
         )
-        if self.reopen is not None:
+        if self.reopen is not None:  # drop the dead device; the next step opens a new one
             self._close()
-            try:
-                self.camera = self.reopen()
-            except Exception as again:  # still gone: try again after the pause
-                log.info("camera reopen failed: %s", again)
-                self.camera = None
+            self.camera = None
 
     def _read_dice(self, frame: Any) -> None:
         reading = self.reader(frame)

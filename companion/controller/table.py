@@ -195,6 +195,13 @@ class Table:
             self._changed()
             return self.state()
 
+    def ask(self, kind: str, reason: str, proposal: dict[str, Any] | None = None) -> None:
+        """Put a question or notice on every phone (answered by a step, undo or dismiss)."""
+        with self._lock:
+            self.pending = {"kind": kind, "reason": reason, "proposal": proposal or {}}
+            self._pending_evidence = None
+            self._changed()
+
     def dismiss(self) -> dict[str, Any]:
         """Forget the camera's open question (the players will tap or type instead)."""
         with self._lock:
@@ -258,7 +265,7 @@ class Table:
                 return Verdict("ignore", reason="no game")
             verdict = interpret(reading, self.expectation(), min_confidence=self.min_confidence)
             self.last_read = {"reason": verdict.reason, "kind": verdict.kind, "at": self.clock(),
-                              "dice": [die_json(d) for d in reading.dice]}
+                              "width": int(frame.shape[1]), "dice": [die_json(d) for d in reading.dice]}
             if verdict.kind == "apply":
                 try:
                     self.apply_steps(verdict.steps, source="camera", evidence=encode_jpeg(picture))
@@ -292,7 +299,7 @@ class Table:
                            "legal": [], "prompt": "Start a new game from the Table tab."}
         snap = dict(self.engine.snapshot(self.state_obj))
         snap.update(self.engine.checkpoint(self.state_obj))
-        snap.setdefault("legal", list(self.engine.legal_steps(self.state_obj)))
+        snap["legal"] = list(snap.get("legal_steps") or self.engine.legal_steps(self.state_obj))
         return snap | base | {
             "game": {"id": self.game.id, "setup": self.game.setup, "steps": len(self.game.steps),
                      "position": self.position()},

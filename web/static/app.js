@@ -83,11 +83,12 @@ function setJoined(v) {
 
 /* ---------- rendering ---------- */
 function players(st) {
-  if (Array.isArray(st.players) && st.players.length && typeof st.players[0] === "object") return st.players;
-  var setup = (st.game && st.game.setup) || {};
-  return (setup.players || []).map(function (n) {
+  var names = (st.players || []).map(function (p) { return typeof p === "object" ? p.name : p; });
+  var held = st.held_items || {}, comps = st.companions || {}, goal = st.keep_threshold || {};
+  return names.map(function (n) {
     return {name: n, army: (st.army || {})[n] || 0, in_keep: (st.in_keep || []).indexOf(n) >= 0,
-      items: (st.items || {})[n] || 0, companion: (setup.companions || {})[n] || null};
+      items: held[n] || (st.items || {})[n] || 0, companion: comps[n] || null,
+      goal: typeof goal === "object" ? goal[n] || 5000 : goal || 5000};
   });
 }
 function colorOf(st, name, i) {
@@ -108,8 +109,8 @@ function render(st) {
 
 function renderPlayers(st) {
   var box = $("players"); box.innerHTML = "";
-  var goal = st.keep_threshold || 5000;
   players(st).forEach(function (p, i) {
+    var goal = p.goal;
     var items = Array.isArray(p.items) ? p.items.length : (p.items || 0);
     var now = st.player === p.name && st.phase !== "game_over";
     var card = h("div", {"class": "player" + (now ? " now" : ""), style: "--pc:" + colorOf(st, p.name, i), "data-player": p.name}, [
@@ -152,6 +153,8 @@ function renderTurn(st) {
   var brawl = st.brawl;
   if (brawl && (brawl.attacker || brawl.defender)) {
     var sa = brawl.attacker_score, sd = brawl.defender_score;
+    if ((sa === null || sa === undefined) && st.roller === brawl.attacker) sa = st.turn_total;
+    if ((sd === null || sd === undefined) && st.roller === brawl.defender) sd = st.turn_total;
     box.appendChild(h("div", {"class": "scoreboard"}, [
       h("div", null, [h("b", {text: sa === null || sa === undefined ? "…" : num(sa)}), h("span", {"class": "muted", text: brawl.attacker})]),
       h("div", {"class": "vs", text: "VS"}),
@@ -166,7 +169,7 @@ function renderTurn(st) {
     box.appendChild(hp);
   }
   var last = lastRoll(st);
-  if (last) {
+  if (last && st.phase !== "choose_action") {
     var row = h("div", {"class": "lastroll"}, [h("span", {"class": "muted small", text: "Last roll"})]);
     last.roll.forEach(function (f) { row.appendChild(die(f, true)); });
     if (last.event) row.appendChild(eventDie(last.event, true));
@@ -187,9 +190,10 @@ function renderPending(st) {
   box.hidden = !p; box.innerHTML = "";
   if (!p) return;
   var prop = p.proposal || {};
-  box.appendChild(h("div", {"class": "card-head"}, [h("h2", {text: "📷 The camera is not sure"})]));
+  var fromCamera = p.kind === "roll" || p.kind === "rally" || p.kind === "set_aside";
+  box.appendChild(h("div", {"class": "card-head"}, [h("h2", {text: fromCamera ? "📷 The camera is not sure" : "🔔 The table asks"})]));
   box.appendChild(h("p", {text: p.reason}));
-  box.appendChild(h("img", {src: "/api/evidence/pending.jpg?v=" + st.version, alt: "what the camera saw"}));
+  if (fromCamera) box.appendChild(h("img", {src: "/api/evidence/pending.jpg?v=" + st.version, alt: "what the camera saw"}));
   var row = h("div", {"class": "row"});
   if (p.kind === "roll" && prop.roll) {
     var seen = h("div", {"class": "lastroll"}, [h("span", {"class": "muted small", text: "Read as"})]);
@@ -210,7 +214,11 @@ function renderPending(st) {
     row.appendChild(h("button", {"class": "btn", type: "button", disabled: joined ? null : "disabled", text: "✦ Magic Item",
       onclick: function () { send({set_aside: prop.set_aside, rally: "item"}); }}));
   }
-  row.appendChild(h("button", {"class": "btn ghost", type: "button", disabled: joined ? null : "disabled", text: "Dismiss",
+  if (p.kind === "undo") {
+    row.appendChild(h("button", {"class": "btn warn", type: "button", disabled: joined ? null : "disabled", text: "↶ Undo last step",
+      onclick: function () { post("/api/undo", {}, true); }}));
+  }
+  row.appendChild(h("button", {"class": "btn ghost", type: "button", disabled: joined ? null : "disabled", text: p.kind === "notice" ? "OK" : "Dismiss",
     onclick: function () { post("/api/pending/dismiss", {}); }}));
   box.appendChild(row);
 }
@@ -225,17 +233,38 @@ function stepButton(step, st) {
   else if (step.set_aside) {
     cls += " opt wide";
     var faces = h("span", {"class": "faces"}); step.set_aside.forEach(function (f) { faces.appendChild(die(f, true)); });
-    var tail = step.rally === "double" ? "× 2" : step.rally === "item" ? "+ Magic Item" : "";
-    kids = [faces, h("span", {"class": "gain", text: (step.value ? "+" + num(step.value) + " " : "") + tail})];
+    var tail = step.rally === "double" ? " × 2" : step.rally === "item" ? " + Magic Item" : "";
+    var value = optionValue(st, step.set_aside);
+    kids = [faces, h("span", {"class": "gain", text: (value !== null ? "+" + num(value) : "") + tail})];
   }
   else if (step.keep) label = "Keep " + (step.keep.length ? step.keep.map(title).join(", ") : "nothing");
-  else if (step.new_companion) label = "New companion: " + title(step.new_companion);
+  else if ("new_companion" in step) label = "🃏 Name the new Companion";
   else label = Object.keys(step).map(function (k) { return title(k) + " " + (typeof step[k] === "object" ? JSON.stringify(step[k]) : step[k]); }).join(" · ");
   var b = h("button", {"class": cls, type: "button", "data-step": JSON.stringify(step), disabled: joined ? null : "disabled",
-    onclick: function () { send(step); }}, kids || [label]);
+    onclick: function () { var full = fill(step); if (full) send(full); }}, kids || [label]);
   return b;
 }
 
+function optionValue(st, dice) {
+  var key = dice.join(","), found = null;
+  (st.option_values || []).forEach(function (o) { if (o.dice && o.dice.join(",") === key) found = o.soldiers; });
+  return found;
+}
+/* Steps that need numbers from the table (a card's die roll, a new companion) carry "needs". */
+function fill(step) {
+  var out = JSON.parse(JSON.stringify(step)), needs = out.needs || [];
+  delete out.needs;
+  for (var i = 0; i < needs.length; i++) {
+    var k = needs[i];
+    if (k === "new_companion") {
+      var c = window.prompt("Which Companion card was drawn? (e.g. Hiccup, Ugh, Sidia, Tabby, Skree)");
+      if (!c) return null; out[k] = c; continue;
+    }
+    var q = {roll: "What did the die show?", predict: "Which number did you name?", die: "Which face is re-rolled?"}[k] || k;
+    var v = askFace(q); if (v === null) return null; out[k] = v;
+  }
+  return out;
+}
 function renderControls(st) {
   var box = $("controls"); box.innerHTML = "";
   if (!st.game) return;
@@ -255,7 +284,7 @@ function renderCards(st) {
   var row = h("div", {"class": "row"});
   uses.forEach(function (s) {
     row.appendChild(h("button", {"class": "btn small", type: "button", disabled: joined ? null : "disabled",
-      text: "Use " + title(s.use), onclick: function () { useCard(s); }}));
+      text: "Use " + title(s.use) + (s.player ? " (" + s.player + ")" : ""), onclick: function () { var full = fill(s); if (full) send(full); }}));
   });
   box.appendChild(row);
   box.appendChild(adjustForm(st));
@@ -264,15 +293,6 @@ function askFace(q) {
   var v = window.prompt(q + " (1-6)"); if (v === null) return null;
   var n = parseInt(v, 10); if (!(n >= 1 && n <= 6)) { toast("A die shows 1 to 6."); return null; }
   return n;
-}
-function useCard(s) {
-  var step = JSON.parse(JSON.stringify(s)), need = {ugh: ["roll"], sidia: ["predict", "roll"], hiccup: ["die", "roll"]}[s.use] || [];
-  for (var i = 0; i < need.length; i++) {
-    if (step[need[i]] !== undefined) continue;
-    var q = {roll: "What did the die show?", predict: "Which number did you name?", die: "Which face is re-rolled?"}[need[i]];
-    var v = askFace(q); if (v === null) return; step[need[i]] = v;
-  }
-  send(step);
 }
 function adjustForm(st) {
   var names = players(st).map(function (p) { return p.name; });

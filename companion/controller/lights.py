@@ -1,0 +1,81 @@
+"""The LEDs follow the table: every new state becomes a Scene for the LED driver.
+
+The scene comes from `companion.ledview.scene_from_snapshot`; the driver (owned here,
+ticked by one thread) renders it every frame so flashes animate without the table's
+help. Flashes start only when the game moved (a new step or an undo), never on a
+camera-status change.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+def settable_positions(state: dict[str, Any]) -> tuple[float, ...]:
+    """Where (0..1 across the camera picture) the dice that may be set aside lie.
+
+    Uses the last camera reading: a die is lit when its face is in any legal option.
+    The horizontal position in the frame stands in for the place along the tray edge.
+    """
+    read = state.get("last_read") or {}
+    width = read.get("width")
+    if state.get("phase") != "set_aside" or not width:
+        return ()
+    faces = {f for option in state.get("options") or () for f in option}
+    out = []
+    for die in read.get("dice", ()):
+        center = die.get("center")
+        if die.get("kind") == "soldier" and die.get("value") in faces and center:
+            out.append(max(0.0, min(1.0, float(center[0]) / float(width))))
+    return tuple(sorted(out))
+
+
+class TableLights:
+    """Subscribes to the table and keeps the LED driver's scene current."""
+
+    def __init__(
+        self,
+        driver: Any,
+        *,
+        scene_from_snapshot: Callable[..., Any],
+        clock: Callable[[], float] = time.monotonic,
+        fps: float = 30.0,
+    ) -> None:
+        self.driver = driver
+        self.scene_from_snapshot = scene_from_snapshot
+        self.clock = clock
+        self.fps = fps
+        self._position: str | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def update(self, state: dict[str, Any]) -> None:
+        """Table listener: build the scene for a new state (cheap; runs on every change)."""
+        if state.get("game") is None:
+            return
+        position = state["game"].get("position")
+        moved = position != self._position
+        self._position = position
+        history = state.get("history") or []
+        events = history[-1].get("kinds", []) if moved and history else []
+        colors = (state["game"].get("setup") or {}).get("colors") or {}
+        self.driver.scene = self.scene_from_snapshot(
+            state, colors=colors, events=events, now=self.clock(),
+            settable=settable_positions(state),
+        )
+
+    def start(self) -> None:
+        self._thread = threading.Thread(
+            target=self.driver.run, args=(self._stop,), kwargs={"fps": self.fps, "clock": self.clock},
+            name="leds", daemon=True,
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop ticking and turn the LEDs off."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self.driver.close()
