@@ -42,6 +42,7 @@ class TableApp:
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the app; see the module docstring for where settings come from."""
     app = Flask(__name__, instance_relative_config=True)
+    app.json.sort_keys = False  # keep the engine's order (players in seat order, steps as written)
     app.config.from_mapping(DEFAULTS)
     app.config.from_pyfile("web.cfg", silent=True)
     app.config.from_prefixed_env("DRAGON_FARKLE")

@@ -69,7 +69,7 @@ class CameraLoop:
             if self.camera is None:
                 self._reopen()
             frame = self.camera.read()
-        except Exception as err:  # any device error: report, fall back to typing, retry later
+        except Exception as err:  # noqa: BLE001 - any device error: report, fall back to typing, retry later
             self._fail(err)
             return None
         if self.failed:

@@ -73,7 +73,7 @@ def open_camera_loop(table: Table, spec: str, options: dict[str, Any], profile: 
 
     try:
         camera = opener()
-    except Exception as err:  # no camera at start-up: play by hand, keep trying to open it
+    except Exception as err:  # noqa: BLE001 - no camera at start-up: play by hand, keep trying to open it
         log.warning("camera %s: %s", spec, err)
         camera = None
     return CameraLoop(

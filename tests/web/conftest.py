@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import time
 import threading
 
 import pytest
@@ -50,6 +51,7 @@ def live_server(tmp_path):
     thread.start()
     yield f"http://127.0.0.1:{server.effective_port}", app
     app.extensions["dragon_farkle"].broadcaster.close_all()
+    time.sleep(0.3)  # let the stream threads finish their last write before the sockets close
     server.close()
     thread.join(timeout=5)
 

@@ -10,7 +10,30 @@ var PALETTE = ["#ff6b6b", "#4dabf7", "#69db7c", "#ffd43b", "#b197fc", "#ffa94d"]
 var COLORS = {red: "#ff5a5f", blue: "#4dabf7", green: "#51cf66", yellow: "#ffd43b", purple: "#b197fc",
   black: "#5c5470", white: "#f1f3f5", orange: "#ff922b", pink: "#f783ac", brown: "#b08968"};
 var COMPANIONS = ["", "hiccup", "ugh", "sidia", "tabby", "skree"];
-var EVENT_ICON = {blank: "", dragon: "🐉", rally: "⚑"};
+/* Small line icons (inline SVG: no emoji font or icon font needed on any phone). */
+var ICON_PATHS = {
+  dice: '<rect x="3" y="3" width="18" height="18" rx="4"/><circle cx="8" cy="8" r="1.3" fill="currentColor"/><circle cx="16" cy="16" r="1.3" fill="currentColor"/><circle cx="12" cy="12" r="1.3" fill="currentColor"/>',
+  scroll: '<path d="M6 4h11a3 3 0 0 1 3 3v0H9v11a2 2 0 0 1-4 0V6a2 2 0 0 1 1-2z"/><path d="M9 9h7M9 13h7M9 17h5"/>',
+  chart: '<path d="M4 20V4M4 20h16"/><path d="M7 16l4-5 3 3 5-7"/>',
+  castle: '<path d="M4 21V8h3v3h3V8h4v3h3V8h3v13z"/><path d="M10 21v-5a2 2 0 0 1 4 0v5"/>',
+  dragon: '<path d="M3 17c3-1 5-4 6-8 2 3 4 4 7 3-2-2-2-5 0-7 2 2 5 3 6 2-1 5-5 9-10 10 2 .5 4 0 6-1-3 3-8 5-12 4-1 0-2-1-3-3z" fill="currentColor" stroke="none"/>',
+  flag: '<path d="M6 21V4"/><path d="M6 4h11l-2 4 2 4H6" fill="currentColor"/>',
+  camera: '<path d="M4 8h3l2-3h6l2 3h3v11H4z"/><circle cx="12" cy="13" r="3.5"/>',
+  hand: '<path d="M8 13V6a1.5 1.5 0 0 1 3 0v5V4.5a1.5 1.5 0 0 1 3 0V11V6a1.5 1.5 0 0 1 3 0v8c0 4-2.5 7-6 7-2.5 0-4-1-5.5-3L4 14.5a1.6 1.6 0 0 1 2.4-2z"/>',
+  sword: '<path d="M14 4h6v6L9 21l-3-3z"/><path d="M4 16l4 4M3 21l3-3"/>',
+  fist: '<path d="M6 10a2 2 0 0 1 4 0V8a2 2 0 0 1 4 0v1a2 2 0 0 1 4 0v5c0 4-3 7-7 7-3 0-5-2-5-5z"/>',
+  stop: '<rect x="5" y="5" width="14" height="14" rx="3"/>',
+  undo: '<path d="M9 7L4 12l5 5"/><path d="M4 12h10a6 6 0 0 1 0 12h-2" transform="translate(0 -6)"/>',
+  eye: '<path d="M2 12s4-7 10-7 10 7 10 7-4 7-10 7S2 12 2 12z"/><circle cx="12" cy="12" r="3"/>',
+  check: '<path d="M4 12l5 5L20 6"/>'
+};
+function icon(name, size) {
+  var span = document.createElement("span");
+  span.className = "ico";
+  span.innerHTML = '<svg viewBox="0 0 24 24" width="' + (size || 20) + '" height="' + (size || 20) + '" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true">' + ICON_PATHS[name] + "</svg>";
+  return span;
+}
+var EVENT_ICON = {blank: "", dragon: "dragon", rally: "flag"};
 
 function $(id) { return document.getElementById(id); }
 function h(tag, attrs, kids) {
@@ -34,8 +57,9 @@ function die(face, small) {
   return d;
 }
 function eventDie(face, small) {
-  return h("span", {"class": "eventdie " + face + (small ? " sm" : ""), title: face, role: "img",
-    "aria-label": "event " + face, text: EVENT_ICON[face] || "·"});
+  var el = h("span", {"class": "eventdie " + face + (small ? " sm" : ""), title: face, role: "img", "aria-label": "event " + face});
+  if (EVENT_ICON[face]) el.appendChild(icon(EVENT_ICON[face], small ? 16 : 24));
+  return el;
 }
 
 /* ---------- talking to the table ---------- */
@@ -75,7 +99,8 @@ function connect() {
 function setJoined(v) {
   joined = !!v;
   var w = $("who");
-  w.textContent = joined ? "✓ Playing" : "👀 Watching · join";
+  w.innerHTML = ""; w.appendChild(icon(joined ? "check" : "eye", 16));
+  w.appendChild(document.createTextNode(joined ? " Playing" : " Watching · join"));
   w.classList.toggle("joined", joined);
   document.body.classList.toggle("is-joined", joined);
   renderJoin();
@@ -115,12 +140,12 @@ function renderPlayers(st) {
     var now = st.player === p.name && st.phase !== "game_over";
     var card = h("div", {"class": "player" + (now ? " now" : ""), style: "--pc:" + colorOf(st, p.name, i), "data-player": p.name}, [
       now ? h("span", {"class": "turn-flag", text: "TURN"}) : null,
-      st.winner === p.name ? h("span", {"class": "turn-flag", text: "WINNER 🏆"}) : null,
+      st.winner === p.name ? h("span", {"class": "turn-flag", text: "WINNER"}) : null,
       h("div", {"class": "name"}, [h("span", {"class": "swatch"}), h("span", {text: p.name})]),
       h("div", {"class": "army"}, [num(p.army), " ", h("small", {text: "soldiers"})]),
       h("div", {"class": "bar"}, [h("i", {style: "width:" + Math.min(100, 100 * (p.army || 0) / goal) + "%"})]),
       h("div", {"class": "tags"}, [
-        p.in_keep ? h("span", {"class": "tag keep", text: "🏰 in the Keep"}) : null,
+        p.in_keep ? h("span", {"class": "tag keep"}, [icon("castle", 12), " in the Keep"]) : null,
         p.companion ? h("span", {"class": "tag", text: title(p.companion)}) : null,
         items ? h("span", {"class": "tag item", text: "✦ " + items + " item" + (items > 1 ? "s" : "")}) : null
       ])
@@ -131,7 +156,7 @@ function renderPlayers(st) {
 
 function actionName(st) {
   var a = st.action || (st.turn && st.turn.action);
-  return {recruit: "Recruiting", brawl: "Brawl", final_battle: "Final Battle"}[a] || "";
+  return {recruit: "Recruit", brawl: "Brawl", final_battle: "Final Battle"}[a] || "";
 }
 
 function renderTurn(st) {
@@ -164,7 +189,7 @@ function renderTurn(st) {
   var health = st.dragon_health || 3;
   if (act === "Final Battle" || st.damage) {
     var hp = h("div", {"class": "dragon-hp", title: "dragon damage"});
-    for (var i = 0; i < health; i++) hp.appendChild(h("span", {"class": i < (st.damage || 0) ? "hit" : "", text: "🐉"}));
+    for (var i = 0; i < health; i++) hp.appendChild(h("span", {"class": "hp" + (i < (st.damage || 0) ? " hit" : "")}, [icon("dragon", 30)]));
     hp.appendChild(h("span", {"class": "muted small", text: " damage " + (st.damage || 0) + " / " + health}));
     box.appendChild(hp);
   }
@@ -191,7 +216,7 @@ function renderPending(st) {
   if (!p) return;
   var prop = p.proposal || {};
   var fromCamera = p.kind === "roll" || p.kind === "rally" || p.kind === "set_aside";
-  box.appendChild(h("div", {"class": "card-head"}, [h("h2", {text: fromCamera ? "📷 The camera is not sure" : "🔔 The table asks"})]));
+  box.appendChild(h("div", {"class": "card-head"}, [h("h2", null, [icon(fromCamera ? "camera" : "hand"), fromCamera ? " The camera is not sure" : " The table asks"])]));
   box.appendChild(h("p", {text: p.reason}));
   if (fromCamera) box.appendChild(h("img", {src: "/api/evidence/pending.jpg?v=" + st.version, alt: "what the camera saw"}));
   var row = h("div", {"class": "row"});
@@ -225,11 +250,16 @@ function renderPending(st) {
 
 function stepButton(step, st) {
   var label, cls = "btn", kids = null;
-  if (step.action === "recruit") { label = "⚔️ Recruit"; cls += " primary"; }
-  else if (step.action === "brawl") label = "🥊 Brawl " + step.target;
-  else if (step.action === "final_battle") { label = "🐉 Final Battle"; cls += " warn"; }
-  else if (step.action === "roll") { label = "🎲 Roll again"; cls += " primary"; }
-  else if (step.action === "stop") { label = actionName(st) === "Recruiting" ? "✋ Stop · bank " + num(st.turn_total) : "✋ Stop"; cls += " good"; }
+  if (step.action === "recruit") { kids = [icon("sword"), "Recruit"]; cls += " primary"; }
+  else if (step.action === "brawl") kids = [icon("fist"), "Brawl " + step.target];
+  else if (step.action === "final_battle") { kids = [icon("dragon"), "Final Battle"]; cls += " warn wide"; }
+  else if (step.action === "roll") { kids = [icon("dice"), "Roll again"]; cls += " primary"; }
+  else if (step.action === "stop") { kids = [icon("stop"), actionName(st) === "Recruit" ? "Stop · bank " + num(st.turn_total) : "Stop"]; cls += " good"; }
+  else if (step.set_aside && step.rally) {
+    var v = optionValue(st, step.set_aside);
+    label = step.rally === "double" ? "× 2 → +" + num(2 * (v || 0)) : "Take a Magic Item";
+    cls += step.rally === "double" ? " good small" : " small";
+  }
   else if (step.set_aside) {
     cls += " opt wide";
     var faces = h("span", {"class": "faces"}); step.set_aside.forEach(function (f) { faces.appendChild(die(f, true)); });
@@ -265,13 +295,25 @@ function fill(step) {
   }
   return out;
 }
+function rallyRow(dice, st) {
+  var faces = h("span", {"class": "faces"}); dice.forEach(function (f) { faces.appendChild(die(f, true)); });
+  var value = optionValue(st, dice);
+  return h("div", {"class": "rally-row wide"}, [h("div", {"class": "rally-head"}, [faces,
+    h("span", {"class": "gain", text: value !== null ? "+" + num(value) : ""})]), h("div", {"class": "choices"})]);
+}
 function renderControls(st) {
   var box = $("controls"); box.innerHTML = "";
   if (!st.game) return;
-  if (!joined) box.appendChild(h("div", {"class": "watching", text: "👀 You are watching. Enter the table code (Table tab) to play."}));
+  if (!joined) box.appendChild(h("div", {"class": "watching"}, [icon("eye"), " You are watching. Enter the table code (Table tab) to play."]));
   var legal = (st.legal || []).filter(function (s) { return !s.use && !s.adjust; });
   if (st.phase === "set_aside" && legal.length) box.appendChild(h("div", {"class": "label", text: "Set aside (tap one)"}));
-  legal.forEach(function (s) { box.appendChild(stepButton(s, st)); });
+  var rallies = {};
+  legal.forEach(function (s) {
+    if (!s.set_aside || !s.rally) { box.appendChild(stepButton(s, st)); return; }
+    var key = s.set_aside.join(",");   /* a Rally: one row per set-aside, then double or item */
+    if (!rallies[key]) { rallies[key] = rallyRow(s.set_aside, st); box.appendChild(rallies[key]); }
+    rallies[key].querySelector(".choices").appendChild(stepButton(s, st));
+  });
   if (st.phase === "roll") box.appendChild(h("div", {"class": "label", text: "Roll " + st.dice_in_hand + " dice and the Event die in the tray, or type the roll below."}));
 }
 
@@ -329,7 +371,11 @@ function renderCamera(st) {
   var b = $("banner");
   b.hidden = cam.mode === "camera";
   b.className = "banner" + (cam.mode === "camera" ? "" : " info");
-  b.textContent = cam.mode === "camera" ? "" : "⌨️ " + (cam.message || "No camera: type each roll.");
+  b.textContent = cam.mode === "camera" ? "" : (cam.message || "No camera: type each roll.");
+  /* typing is the main way in manual mode: put the keypad above the camera picture */
+  var camCard = document.querySelector(".card.camera"), entryCard = $("entry");
+  if (cam.mode === "camera") camCard.parentNode.insertBefore(camCard, entryCard);
+  else camCard.parentNode.insertBefore(entryCard, camCard);
 }
 
 function renderEntry(st) {
@@ -355,7 +401,7 @@ function renderEntry(st) {
   ["blank", "dragon", "rally"].forEach(function (ev) {
     var input = h("input", {type: "radio", name: "entry-event", value: ev, checked: ev === entryEvent ? "checked" : null,
       onchange: function () { entryEvent = ev; }});
-    seg.appendChild(h("label", {"data-event": ev}, [input, h("span", {text: (EVENT_ICON[ev] || "▢") + " " + title(ev)})]));
+    seg.appendChild(h("label", {"data-event": ev}, [input, h("span", null, [EVENT_ICON[ev] ? icon(EVENT_ICON[ev]) : null, " " + title(ev)])]));
   });
   box.appendChild(seg);
   var row = h("div", {"class": "row", style: "margin-top:8px"});
@@ -374,7 +420,7 @@ function renderHistory(st) {
   var ol = $("history"); ol.innerHTML = "";
   $("undo").disabled = !joined || !st.can_undo;
   (st.history || []).slice().reverse().forEach(function (e) {
-    var kids = [h("span", {"class": "src", title: e.source, text: e.source === "camera" ? "📷" : "👆"}),
+    var kids = [h("span", {"class": "src", title: "from the " + e.source}, [icon(e.source === "camera" ? "camera" : "hand")]),
       h("div", {"class": "txt"}, [h("div", {text: e.text}), e.events && e.events.length ? h("div", {"class": "ev", text: e.events.join(" · ")}) : null])];
     if (e.evidence) {
       kids.push(h("img", {src: "/api/evidence/" + e.seq + ".jpg", loading: "lazy", alt: "frame of step " + (e.seq + 1),
@@ -418,7 +464,9 @@ function renderStats(st) {
     keys.forEach(function (k) { bars.appendChild(h("div", {"class": "b", style: "height:" + (100 * (c[k] || 0) / top) + "%"}, [h("em", {text: String(c[k] || 0)})])); });
     if (total) bars.appendChild(h("div", {"class": "expect", style: "bottom:" + (100 * total / 6 / top) + "%", title: "fair dice: 1 in 6"}));
     faces.appendChild(h("div", {"class": "facerow"}, [h("b", {text: p.name + " · " + total + " soldier dice"}), bars,
-      h("div", {"class": "facelabels"}, keys.map(function (k) { return h("span", {text: EVENT_ICON[k] !== undefined ? (EVENT_ICON[k] || "▢") : k}); }))]));
+      h("div", {"class": "facelabels"}, keys.map(function (k) {
+        return EVENT_ICON[k] ? h("span", null, [icon(EVENT_ICON[k], 16)]) : h("span", {text: k === "blank" ? "□" : k});
+      }))]));
   });
   if (!faces.childNodes.length) faces.appendChild(h("p", {"class": "muted", text: "No rolls yet."}));
 }
