@@ -41,7 +41,7 @@ class Buttons:
         pin_factory: Any = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        _check(pins, long_press)
+        check_pins(pins, long_press)
         from gpiozero import Button
 
         self.long_press = long_press
@@ -108,7 +108,8 @@ class Buttons:
         self.close()
 
 
-def _check(pins: Mapping[str, int | None], long_press: float) -> None:
+def check_pins(pins: Mapping[str, int | None], long_press: float) -> None:
+    """Raise ButtonConfigError for unknown buttons, bad or shared pins, a bad long-press time."""
     unknown = sorted(set(pins) - set(ACTIONS))
     if unknown:
         raise ButtonConfigError(f"unknown button {unknown[0]!r}; buttons are {', '.join(ACTIONS)}")

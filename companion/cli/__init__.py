@@ -13,6 +13,11 @@ from collections.abc import Sequence
 
 # One line per subcommand module in this package, in the order `--help` lists them.
 SUBCOMMANDS: list[str] = [
+    "options",
+    "replay",
+    "simulate",
+    "play",
+    "leds",
     "serve",
 ]
 

@@ -108,7 +108,7 @@ def check_roll(state: GameState, faces: object, event: object) -> tuple[tuple[in
 
 def roll(state: GameState, faces: Sequence[int], event: str, *, ignore_dragon: bool = False) -> Result:
     """Score a roll in the current action. `state` is the state just before the roll."""
-    base = state
+    base = replace(state, roll_base=None)
     if state.turn.action is Action.FINAL_BATTLE:
         new, events = _final_battle_roll(state, tuple(faces), event, ignore_dragon)
     else:

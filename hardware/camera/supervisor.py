@@ -85,7 +85,7 @@ class CameraSupervisor:
             self._camera = self._opener()
         except Exception as exc:  # noqa: BLE001 - reported through the status
             self._schedule(now)
-            log.warning("camera: open failed (%s); next try in %.1f s", exc, self._delay)
+            log.warning("camera: open failed (%s); next try in %.1f s", exc, self._next_try - now)
             self._set_status("retrying", str(exc))
             return False
         self.opens += 1
@@ -101,7 +101,7 @@ class CameraSupervisor:
         log.warning("camera: lost (%s)", exc)
         self._drop_camera()
         self._delay = self._first_delay
-        self._next_try = self._clock() + self._first_delay
+        self._schedule(self._clock())
         self._set_status("lost", str(exc))
 
     def _drop_camera(self) -> None:

@@ -7,6 +7,7 @@ which device (`open_strip`: WS2812B over SPI, gpiozero LEDs, or the `RecordingSt
 """
 from __future__ import annotations
 
+from hardware.leds.driver import LedDriver
 from hardware.leds.open import BACKENDS, StripConfig, open_strip
 from hardware.leds.pixels import (
     NullStrip,
@@ -25,6 +26,7 @@ __all__ = [
     "FLASHES",
     "FLASH_SECONDS",
     "LayoutError",
+    "LedDriver",
     "LedLayout",
     "NullStrip",
     "PixelBuffer",

@@ -62,17 +62,10 @@ class GpioLeds(PixelStrip):
         if not 0.0 <= brightness <= 1.0:
             raise StripConfigError(f"brightness must be between 0 and 1, got {brightness}")
         self.level = brightness
-        segments = dict(layout.named_segments())
+        segments = device_segments(layout, devices)
         self._outputs: list[tuple[GpioDevice, Segment, Any]] = []
         try:
-            for device in devices:
-                seg = segments.get(device.segment)
-                if seg is None:
-                    known = ", ".join(segments) or "none"
-                    raise StripConfigError(
-                        f"gpio {device.kind} shows segment {device.segment!r}, "
-                        f"which the LED layout does not have (it has: {known})"
-                    )
+            for device, seg in zip(devices, segments):
                 self._outputs.append((device, seg, _make(device, pin_factory)))
         except Exception:
             self._release()
@@ -122,6 +115,22 @@ _SHOW = {
     "bargraph": GpioLeds._show_bar,
     "board": GpioLeds._show_board,
 }
+
+
+def device_segments(layout: LedLayout, devices: Sequence[GpioDevice]) -> list[Segment]:
+    """The layout segment each device shows; StripConfigError names a missing one."""
+    segments = dict(layout.named_segments())
+    found = []
+    for device in devices:
+        seg = segments.get(device.segment)
+        if seg is None:
+            known = ", ".join(segments) or "none"
+            raise StripConfigError(
+                f"gpio {device.kind} shows segment {device.segment!r}, "
+                f"which the LED layout does not have (it has: {known})"
+            )
+        found.append(seg)
+    return found
 
 
 def _make(device: GpioDevice, pin_factory: Any) -> Any:

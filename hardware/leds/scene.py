@@ -20,15 +20,18 @@ class LayoutError(ValueError):
 
 @dataclass(frozen=True)
 class Scene:
-    """The table as the LEDs show it. Positions along the tray edge run 0..1."""
+    """The table as the LEDs show it. Positions along the tray edge run 0..1.
 
-    players: tuple[tuple[str, RGB, int], ...] = ()
+    Sequences are stored as tuples, so a Scene is immutable and hashable.
+    """
+
+    players: Sequence[tuple[str, RGB, int]] = ()  # seat order: name, dice colour, army
     current: int | None = None
     dragon_damage: int = 0
     dragon_health: int = 3
     flash: str | None = None
     flash_started: float = 0.0
-    settable: tuple[float, ...] = ()
+    settable: Sequence[float] = ()
     winner: int | None = None
     hint: float | None = None
 

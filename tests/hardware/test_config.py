@@ -1,0 +1,155 @@
+"""The one configuration file: defaults, the documented example, and errors naming option and file."""
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from companion.config import (
+    SCHEMA,
+    CameraConfig,
+    Config,
+    ConfigError,
+    example_config_text,
+    load_config,
+    pi_config_text,
+)
+from hardware.camera import open_camera
+from hardware.leds import LedLayout, Scene, open_strip
+from hardware.leds.scene import SEGMENT_NAMES
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "companion.toml"
+    path.write_text(text)
+    return path
+
+
+def test_defaults_run_on_a_laptop():
+    config = load_config(None)
+    assert config.camera.spec == "replay" and config.leds.backend == "fake"
+    assert not config.buttons.enabled
+    assert config.leds.layout() == LedLayout.default(60)
+    strip = open_strip(config.leds.strip_config())
+    assert strip.count == 60
+    strip.close()
+
+
+def test_example_documents_every_option_and_equals_the_defaults(tmp_path):
+    text = example_config_text()
+    for section, keys in SCHEMA.items():
+        assert f"[{section}]" in text
+        for key in keys:
+            forms = (f"\n{key} =", f"\n# {key} =", f"[{section}.{key}]", f"[[{section}.{key}]]")
+            assert any(form in text for form in forms), f"{section}.{key} undocumented"
+    for name in SEGMENT_NAMES:
+        assert f"\n{name} = [" in text or f"\n# {name} = [" in text, f"segment {name} undocumented"
+    config = load_config(write(tmp_path, text))
+    defaults = Config()
+    assert config.camera == defaults.camera and config.buttons == defaults.buttons
+    assert config.leds.layout() == defaults.leds.layout()
+    assert config.server.data_dir == tmp_path / "data"  # relative to the file
+    assert config.profile is None
+
+
+def test_pi_config_switches_on_the_pi_devices(tmp_path):
+    config = load_config(write(tmp_path, pi_config_text()))
+    assert config.camera.spec == "picamera" and config.leds.backend == "neopixel_spi"
+    assert config.server.data_dir == Path("/var/lib/dragon-farkle")
+    assert config.profile == Path("/var/lib/dragon-farkle/profile")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[leds]\ncount = "abc"\n', "companion.toml: leds.count must be a positive integer, got 'abc'"),
+        ("[leds]\nbrightness = 2\n", "leds.brightness must be a number from 0 to 1, got 2"),
+        ('[leds]\nbackend = "ws2801"\n', 'leds.backend must be one of "fake", "neopixel_spi"'),
+        ('[camera]\nspec = "webcam"\n', "camera.spec must be a camera spec"),
+        ("[camera]\nsize = [640]\n", "camera.size must be [width, height]"),
+        ("[buttons]\nroll = 99\n", "buttons.roll must be a GPIO number from 0 to 27"),
+        ("[buttons]\nroll = 6\n", "buttons: two buttons share a pin"),
+        ("[server]\nport = 0\n", "server.port must be a port number"),
+        ("[leds]\ncuont = 3\n", "unknown option leds.cuont; known: backend, count"),
+        ("[led]\ncount = 3\n", r"unknown section \[led\]"),
+        ("[leds.segments]\ntray = [50, 20]\n", r"leds.segments: LED segment tray \(50..69\) does not fit"),
+        ('[[leds.gpio]]\nkind = "rgbled"\npins = [1, 2, 3]\nsegment = "nowhere"\n',
+         "leds.gpio: gpio rgbled shows segment 'nowhere'"),
+        ("[leds\ncount = 3\n", "companion.toml: not valid TOML"),
+    ],
+)
+def test_errors_name_the_file_and_the_option(tmp_path, text, message):
+    with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")
+                       if "\\" not in message else message):
+        load_config(write(tmp_path, text))
+
+
+def test_missing_file_is_a_clear_error(tmp_path):
+    with pytest.raises(ConfigError, match="no such configuration file"):
+        load_config(tmp_path / "nope.toml")
+
+
+def test_partial_file_keeps_other_defaults(tmp_path):
+    config = load_config(write(tmp_path, '[leds]\ncount = 120\n[server]\nport = 8080\npin_code = "1234"\n'))
+    assert config.leds.count == 120 and config.leds.layout() == LedLayout.default(120)
+    assert config.server.port == 8080 and config.server.pin_code == "1234"
+    assert config.camera.spec == "replay"
+
+
+def test_gpio_leds_and_buttons_from_the_file(tmp_path, mock_factory):
+    text = """
+[leds]
+backend = "gpio"
+count = 20
+[leds.segments]
+turn = [0, 2]
+armies = [[2, 5], [7, 5]]
+[[leds.gpio]]
+kind = "rgbled"
+pins = [17, 27, 22]
+segment = "turn"
+[[leds.gpio]]
+kind = "bargraph"
+pins = [12, 16, 20]
+segment = "armies[1]"
+[buttons]
+enabled = true
+undo = ""
+"""
+    config = load_config(write(tmp_path, text))
+    assert config.buttons.pins == {"roll": 5, "stop": 6, "undo": None}
+    driver = config.leds.open_driver(pin_factory=mock_factory)
+    driver.scene = Scene(players=[("Ann", (255, 0, 0), 0), ("Bo", (0, 255, 0), 5000)], current=0)
+    driver.tick(0.625)  # the breathing turn light at its peak
+    assert mock_factory.pin(17).state == pytest.approx(0.4)  # brightness 0.4 on the PWM LED
+    assert [mock_factory.pin(p).state for p in (12, 16, 20)] == [1, 1, 1]  # Bo's army: full
+    driver.close()
+    assert mock_factory.pin(17).state == 0
+    pressed = []
+    buttons = config.buttons.open(pressed.append, pin_factory=mock_factory)
+    mock_factory.pin(6).drive_low()
+    assert pressed == ["stop"]
+    buttons.close()
+
+
+def test_disabled_buttons_open_nothing():
+    assert load_config(None).buttons.open(print) is None
+
+
+def test_camera_options_open_the_configured_camera(tmp_path, photos):
+    config = load_config(write(tmp_path, f'[camera]\nspec = "replay:{photos[0].parent}"\nreplay_hold = 0\n'))
+    camera = open_camera(config.camera.spec, **config.camera.options())
+    assert camera.hold is None and len(camera.paths) == 3
+    camera.close()
+    with config.camera.open(clock=lambda: 0.0) as camera:
+        assert camera.read().shape == (48, 64, 3)
+
+
+def test_picamera_options_carry_the_profile_settings():
+    options = CameraConfig(spec="picamera").options({"ExposureTime": 9000})
+    assert options == {"size": (640, 480), "settle_seconds": 1.0, "settings": {"ExposureTime": 9000}}
+
+
+def test_the_example_is_valid_toml_for_tomllib():
+    tomllib.loads(example_config_text())
