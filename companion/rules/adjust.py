@@ -55,7 +55,7 @@ def _player(state: GameState, step: dict[str, Any], key: str = "player") -> int:
 def _amount(step: dict[str, Any], *, positive: bool) -> int:
     value = step.get("amount")
     if isinstance(value, bool) or not isinstance(value, int) or value == 0 or value % 50:
-        raise IllegalMove("\"amount\" is a number of soldiers: a multiple of 50, not 0.")
+        raise IllegalMove("The adjustment's \"amount\" is a number of soldiers: a multiple of 50, not 0.")
     if positive and value < 0:
         raise IllegalMove("Soldiers moved between armies are a positive amount.")
     return value

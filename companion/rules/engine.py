@@ -84,8 +84,10 @@ def _dispatch(state: GameState, kind: str, step: dict[str, Any]) -> turns.Result
         if kind != "new_companion":
             raise IllegalMove(f"{name} was reincarnated: first name the new Companion drawn.")
         return turns.new_companion(state, step["new_companion"])
-    if kind in ("keep", "new_companion"):
-        raise IllegalMove(f"Nothing like that is awaited now; {_waiting(state)}.")
+    if kind == "keep":
+        raise IllegalMove(f"Nobody is choosing Magic Items to keep now; {_waiting(state)}.")
+    if kind == "new_companion":
+        raise IllegalMove(f"Nobody is drawing a new Companion now; {_waiting(state)}.")
     if kind == "action":
         return _action(state, step)
     if kind == "roll":

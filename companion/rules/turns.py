@@ -35,6 +35,8 @@ def choose_action(state: GameState, action: str, target: object = None) -> Resul
     me = state.current
     seat = state.seats[me]
     if action == Action.FINAL_BATTLE:
+        if target is not None:
+            raise IllegalMove("The Final Battle is fought against the dragon; it has no other target.")
         return _enter_final_battle(state)
     if action == Action.BRAWL:
         defender = _brawl_target(state, target)

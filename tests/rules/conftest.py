@@ -1,16 +1,17 @@
-"""Shared helpers for the rules tests: play a list of steps and read checkpoints."""
+"""Shared fixtures for the rules tests (importlib mode: share through fixtures, not imports)."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import pytest
 
-from companion.rules import GameState, apply, checkpoint, new_game
+from companion.rules import GameState, apply, new_game
+
+Play = Callable[[Mapping[str, Any], Iterable[Mapping[str, Any]]], tuple[GameState, list[Any]]]
 
 
-def play(setup: Mapping[str, Any], steps: Iterable[Mapping[str, Any]]) -> tuple[GameState, list[Any]]:
-    """Apply the steps from the setup; returns the final state and every event."""
+def _play(setup: Mapping[str, Any], steps: Iterable[Mapping[str, Any]]) -> tuple[GameState, list[Any]]:
     state = new_game(setup)
     events: list[Any] = []
     for step in steps:
@@ -20,5 +21,6 @@ def play(setup: Mapping[str, Any], steps: Iterable[Mapping[str, Any]]) -> tuple[
 
 
 @pytest.fixture
-def cp():
-    return checkpoint
+def play() -> Play:
+    """Apply steps from a setup: returns the final state and every event."""
+    return _play
