@@ -38,7 +38,10 @@ def register(sub: Any) -> None:
 def settings(args: argparse.Namespace) -> Any:
     """The configuration file (or defaults) with the command-line options laid over it."""
     from companion.config import load_config
+    from hardware.camera import parse_spec
 
+    if args.camera and args.camera != "none":
+        parse_spec(args.camera)  # a bad spec is an error now, not a camera retried forever
     config = load_config(args.config)
     server = config.server
     server = dataclasses.replace(

@@ -59,11 +59,11 @@ class TableLights:
         moved = position != self._position
         self._position = position
         history = state.get("history") or []
-        events = history[-1].get("kinds", []) if moved and history else []
+        last = history[-1] if moved and history else {}
         colors = (state["game"].get("setup") or {}).get("colors") or {}
         self.driver.scene = self.scene_from_snapshot(
-            state, colors=colors, events=events, now=self.clock(),
-            settable=settable_positions(state),
+            state, colors=colors, events=last.get("kinds", []), step=last.get("step"),
+            now=self.clock(), settable=settable_positions(state),
         )
 
     def start(self) -> None:

@@ -63,18 +63,23 @@ def press(table: Table, name: str) -> None:
         table.ask("notice", f"Button {name}: {err}")
 
 
-def open_camera_loop(table: Table, spec: str, options: dict[str, Any], profile: Any) -> CameraLoop:
-    """The camera thread over `spec` with the real dice reader and settler."""
-    from hardware.camera import open_camera
-    from vision import Settler, draw_reading, read_dice
+def open_camera_loop(table: Table, camera_config: Any, profile: Any) -> CameraLoop | None:
+    """The camera thread with the real dice reader and settler (None without a reader)."""
+    try:
+        from vision import Settler, draw_reading, read_dice
+    except ImportError as err:  # a checkout without the reader: the table still plays by hand
+        log.error("dice reader unavailable (%s): rolls must be typed", err)
+        table.set_camera("manual", "The dice reader is not installed: type each roll.")
+        return None
+    settings = camera_settings(profile)
 
     def opener() -> Any:
-        return open_camera(spec, **options)
+        return camera_config.open(settings)
 
     try:
         camera = opener()
-    except Exception as err:  # noqa: BLE001 - no camera at start-up: play by hand, keep trying to open it
-        log.warning("camera %s: %s", spec, err)
+    except Exception as err:  # noqa: BLE001 - no camera at start-up: play by hand, keep trying
+        log.warning("camera %s: %s", camera_config.spec, err)
         camera = None
     return CameraLoop(
         table, camera,
@@ -85,13 +90,21 @@ def open_camera_loop(table: Table, spec: str, options: dict[str, Any], profile: 
     )
 
 
-def open_lights(table: Table, strip_config: Any, layout: Any, fps: float) -> TableLights:
-    from companion.ledview import scene_from_snapshot
-    from hardware.leds import open_strip
-    from hardware.leds.driver import LedDriver
+def camera_settings(profile: Any) -> dict[str, Any] | None:
+    """Locked exposure/gain/white balance from the profile (Picamera2 names), or None = auto."""
+    cam = getattr(profile, "camera", None)
+    pairs = (("ExposureTime", getattr(cam, "exposure_us", None)),
+             ("AnalogueGain", getattr(cam, "analogue_gain", None)),
+             ("ColourGains", getattr(cam, "awb_gains", None)))
+    settings = {name: value for name, value in pairs if value is not None}
+    return settings or None
 
-    strip = open_strip(strip_config, layout=layout)
-    lights = TableLights(LedDriver(strip, layout), scene_from_snapshot=scene_from_snapshot, fps=fps)
+
+def open_lights(table: Table, led_config: Any) -> TableLights:
+    from companion.ledview import scene_from_snapshot
+
+    lights = TableLights(led_config.open_driver(), scene_from_snapshot=scene_from_snapshot,
+                         fps=led_config.fps)
     table.subscribe(lights.update)
     return lights
 
@@ -107,17 +120,10 @@ def build_runtime(config: Any, *, data_dir: Path, camera: str | None, profile: A
     """Everything `serve` runs, from a `companion.config.Config` plus the command line."""
     table = Table(GameStore(Path(data_dir) / "games.sqlite3"))
     runtime = Runtime(table)
-    spec = camera or config.camera.spec
-    if spec != "none":
-        options = dataclasses.replace(config.camera, spec=spec).options()
-        runtime.camera_loop = open_camera_loop(table, spec, options, profile)
+    camera_config = dataclasses.replace(config.camera, spec=camera) if camera else config.camera
+    if camera_config.spec != "none":
+        runtime.camera_loop = open_camera_loop(table, camera_config, profile)
     if config.leds.backend != "none":
-        runtime.lights = open_lights(table, config.leds.strip_config(), config.leds.layout(),
-                                     config.leds.fps)
-    if config.buttons.enabled:
-        from hardware.buttons import Buttons
-
-        runtime.buttons = Buttons(config.buttons.pins, functools.partial(press, table),
-                                  long_press=config.buttons.long_press,
-                                  pull_up=config.buttons.pull_up)
+        runtime.lights = open_lights(table, config.leds)
+    runtime.buttons = config.buttons.open(functools.partial(press, table))
     return runtime
