@@ -105,7 +105,7 @@ def post(opener, base: str, path: str, body: dict) -> dict:
 
 def summary(name: str, ms: list[float]) -> str:
     ms = sorted(ms)
-    p95 = ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
+    p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
     return f"{name:<34} median {statistics.median(ms):6.1f} ms   p95 {p95:6.1f} ms   max {ms[-1]:6.1f} ms   (n={len(ms)})"
 
 
