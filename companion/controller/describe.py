@@ -52,6 +52,15 @@ def describe_step(step: dict[str, Any], player: str | None) -> str:
     if "use" in step:
         extra = ", ".join(f"{k} {v}" for k, v in step.items() if k != "use")
         return f"{who} used {card_name(step['use'])}" + (f" ({extra})" if extra else "")
+    if "adjust" in step:
+        extra = ", ".join(f"{k} {v}" for k, v in step.items() if k not in ("adjust", "card"))
+        return (f"Table adjustment for {step.get('card', 'a card')}: "
+                f"{str(step['adjust']).replace('_', ' ')}" + (f" ({extra})" if extra else ""))
+    if "keep" in step:
+        kept = ", ".join(card_name(c) for c in step["keep"] or []) or "no Magic Item"
+        return f"{who} keeps {kept}"
+    if "new_companion" in step:
+        return f"{who} returns with {card_name(step['new_companion'])}"
     action = step.get("action")
     if action == "brawl":
         return f"{who} picked a Brawl with {step.get('target')}"

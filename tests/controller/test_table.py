@@ -126,3 +126,10 @@ def test_listeners_hear_every_change(table):
     table.undo()
     table.set_camera("manual", "unplugged")
     assert heard == sorted(heard) and len(heard) == 3
+
+
+def test_history_lines_for_cards_and_adjustments(table):
+    table.apply_step({"adjust": "soldiers", "card": "Royal Decree", "player": "Joseph", "amount": 300})
+    line = table.state()["history"][-1]["text"]
+    assert line.startswith("Table adjustment for Royal Decree: soldiers") and "amount 300" in line
+    assert table.state()["army"]["Joseph"] == 300

@@ -104,6 +104,7 @@ function setJoined(v) {
   w.classList.toggle("joined", joined);
   document.body.classList.toggle("is-joined", joined);
   renderJoin();
+  if (S) render(S);
 }
 
 /* ---------- rendering ---------- */
@@ -320,7 +321,7 @@ function renderControls(st) {
 function renderCards(st) {
   var box = $("cards"); box.innerHTML = "";
   var uses = (st.legal || []).filter(function (s) { return s.use; });
-  box.hidden = !st.game || st.phase === "game_over";
+  box.hidden = !st.game || st.phase === "game_over" || !joined;
   if (box.hidden) return;
   box.appendChild(h("h2", {text: "Cards & table adjustments"}));
   var row = h("div", {"class": "row"});
@@ -381,8 +382,8 @@ function renderCamera(st) {
 function renderEntry(st) {
   var box = $("entry"); box.innerHTML = "";
   var canRoll = st.game && (st.phase === "roll" || (st.phase === "decide" && (st.legal || []).some(function (s) { return s.action === "roll"; })));
-  box.hidden = !canRoll;
-  if (!canRoll) return;
+  box.hidden = !canRoll || !joined;
+  if (box.hidden) return;
   var n = st.dice_in_hand;
   if (entry.length > n) entry = entry.slice(0, n);
   box.appendChild(h("div", {"class": "card-head"}, [h("h2", {text: "Type the roll"}), h("span", {"class": "muted small", text: entry.length + " / " + n + " dice"})]));
