@@ -197,3 +197,26 @@ def test_a_generated_code_is_kept_across_restarts(tmp_path):
     first = create_app({"DATA_DIR": str(tmp_path)}).extensions["dragon_farkle"].pin
     second = create_app({"DATA_DIR": str(tmp_path)}).extensions["dragon_farkle"].pin
     assert first == second and len(first) == 4 and first.isdigit()
+
+
+def test_camera_question_and_evidence_through_the_api(app, game):
+    import numpy as np
+
+    from vision.types import Die, Reading
+
+    table = app.extensions["dragon_farkle"].table
+    game.post("/api/steps", json={"action": "recruit"})
+    frame = np.full((480, 640, 3), 80, np.uint8)
+    dice = tuple(Die("soldier", f, (50 + 60 * i, 50), (40 + 60 * i, 40, 20, 20), 0.99)
+                 for i, f in enumerate([1, 2, 2, 4, 4, 5]))
+    table.handle_reading(Reading(dice=dice, warnings=()), frame)  # no Event die: ask
+    state = game.get("/api/state").json
+    assert "no Event die" in state["pending"]["reason"]
+    assert game.get("/api/evidence/pending.jpg").status_code == 200
+    assert game.post("/api/pending/dismiss").json["pending"] is None
+    table.handle_reading(Reading(dice=(*dice, Die("event", "rally", (500, 400), (490, 390, 20, 20), 0.9)),
+                                 warnings=()), frame)
+    state = game.get("/api/state").json
+    assert state["phase"] == "set_aside" and state["history"][-1]["source"] == "camera"
+    r = game.get(f"/api/evidence/{state['history'][-1]['seq']}.jpg")
+    assert r.status_code == 200 and r.mimetype == "image/jpeg"

@@ -70,3 +70,17 @@ def test_close_all_ends_every_stream():
     b.close_all()
     assert list(stream) == []
     assert b.clients == 0
+
+
+def test_camera_picture_with_etag(app, client):
+    import numpy as np
+
+    table = app.extensions["dragon_farkle"].table
+    assert client.get("/stream/frame.jpg").status_code == 204  # no frame yet
+    table.live.show(np.full((480, 640, 3), 120, np.uint8))
+    r = client.get("/stream/frame.jpg")
+    assert r.status_code == 200 and r.mimetype == "image/jpeg" and r.data[:2] == b"\xff\xd8"
+    again = client.get("/stream/frame.jpg", headers={"If-None-Match": r.headers["ETag"]})
+    assert again.status_code == 304
+    table.live.show(np.full((480, 640, 3), 10, np.uint8))
+    assert client.get("/stream/frame.jpg", headers={"If-None-Match": r.headers["ETag"]}).status_code == 200
