@@ -7,27 +7,39 @@ camera-status change.
 """
 from __future__ import annotations
 
+import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 
-def settable_positions(state: dict[str, Any]) -> tuple[float, ...]:
-    """Where (0..1 across the camera picture) the dice that may be set aside lie.
+def settable_positions(
+    state: dict[str, Any], *, leds: Sequence[Any] = (), tray: Any = None
+) -> tuple[float, ...]:
+    """Where along the tray edge (0..1) the dice that may be set aside lie.
 
-    Uses the last camera reading: a die is lit when its face is in any legal option.
-    The horizontal position in the frame stands in for the place along the tray edge.
+    Uses the last camera reading: a die is lit when its face is in any legal option. With
+    the calibration's LED positions (`leds`: index, x, y in the frame) and the layout's tray
+    segment, each die gets the tray LED nearest to it; without them the die's horizontal
+    place in the frame stands in for its place along the edge.
     """
     read = state.get("last_read") or {}
     width = read.get("width")
     if state.get("phase") != "set_aside" or not width:
         return ()
     faces = {f for option in state.get("options") or () for f in option}
+    order = list(tray.indices()) if tray is not None else []
+    points = [p for p in leds if p.index in order]
     out = []
     for die in read.get("dice", ()):
         center = die.get("center")
-        if die.get("kind") == "soldier" and die.get("value") in faces and center:
+        if die.get("kind") != "soldier" or die.get("value") not in faces or not center:
+            continue
+        if points and len(order) > 1:
+            near = min(points, key=lambda p: math.dist((p.x, p.y), center))
+            out.append(order.index(near.index) / (len(order) - 1))
+        else:
             out.append(max(0.0, min(1.0, float(center[0]) / float(width))))
     return tuple(sorted(out))
 
@@ -42,8 +54,10 @@ class TableLights:
         scene_from_snapshot: Callable[..., Any],
         clock: Callable[[], float] = time.monotonic,
         fps: float = 30.0,
+        leds: Sequence[Any] = (),
     ) -> None:
         self.driver = driver
+        self.leds = tuple(leds)  # calibrated LED positions in the camera frame
         self.scene_from_snapshot = scene_from_snapshot
         self.clock = clock
         self.fps = fps
@@ -63,7 +77,8 @@ class TableLights:
         colors = (state["game"].get("setup") or {}).get("colors") or {}
         self.driver.scene = self.scene_from_snapshot(
             state, colors=colors, events=last.get("kinds", []), step=last.get("step"),
-            now=self.clock(), settable=settable_positions(state),
+            now=self.clock(),
+            settable=settable_positions(state, leds=self.leds, tray=self.driver.layout.tray),
         )
 
     def start(self) -> None:

@@ -100,11 +100,11 @@ def camera_settings(profile: Any) -> dict[str, Any] | None:
     return settings or None
 
 
-def open_lights(table: Table, led_config: Any) -> TableLights:
+def open_lights(table: Table, led_config: Any, profile: Any = None) -> TableLights:
     from companion.ledview import scene_from_snapshot
 
     lights = TableLights(led_config.open_driver(), scene_from_snapshot=scene_from_snapshot,
-                         fps=led_config.fps)
+                         fps=led_config.fps, leds=getattr(profile, "leds", ()) or ())
     table.subscribe(lights.update)
     return lights
 
@@ -124,6 +124,6 @@ def build_runtime(config: Any, *, data_dir: Path, camera: str | None, profile: A
     if camera_config.spec != "none":
         runtime.camera_loop = open_camera_loop(table, camera_config, profile)
     if config.leds.backend != "none":
-        runtime.lights = open_lights(table, config.leds)
+        runtime.lights = open_lights(table, config.leds, profile)
     runtime.buttons = config.buttons.open(functools.partial(press, table))
     return runtime

@@ -55,6 +55,17 @@ def test_settable_positions_come_from_the_last_reading():
                  {"kind": "event", "value": "blank", "center": [300, 10]}]}}
     assert settable_positions(state) == (0.1, 0.9)
     assert settable_positions(state | {"phase": "decide"}) == ()
+    # with calibrated LED positions: the tray LED nearest each die
+    from calibration.profile import LedPosition
+    from hardware.leds import Segment
+
+    tray = Segment(10, 5)  # LEDs 10..14 along the tray edge
+    leds = [LedPosition(10 + i, 60.0 + 130 * i, 0.0) for i in range(5)]
+    assert settable_positions(state, leds=leds, tray=tray) == (0.0, 1.0)
+    reverse = Segment(10, 5, reverse=True)
+    assert settable_positions(state, leds=leds, tray=reverse) == (0.0, 1.0)
+    leds_mid = [LedPosition(12, 70.0, 0.0), LedPosition(13, 580.0, 0.0)]
+    assert settable_positions(state, leds=leds_mid, tray=tray) == (0.5, 0.75)
 
 
 def test_buttons_roll_stop_and_undo(table):
