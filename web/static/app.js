@@ -373,6 +373,13 @@ function renderCamera(st) {
   b.hidden = cam.mode === "camera";
   b.className = "banner" + (cam.mode === "camera" ? "" : " info");
   b.textContent = cam.mode === "camera" ? "" : (cam.message || "No camera: type each roll.");
+  var read = st.last_read, caption = $("cam-read");
+  caption.hidden = !read;
+  if (read) {
+    var faces = (read.dice || []).map(function (d) { return d.value === null ? "?" : d.value; }).join(" ");
+    caption.textContent = "Last read: " + (faces || "nothing") + " · " +
+      (read.kind === "apply" ? "played" : read.kind === "ask" ? "asked the table" : read.reason);
+  }
   /* typing is the main way in manual mode: put the keypad above the camera picture */
   var camCard = document.querySelector(".card.camera"), entryCard = $("entry");
   if (cam.mode === "camera") camCard.parentNode.insertBefore(camCard, entryCard);
