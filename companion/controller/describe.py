@@ -81,6 +81,9 @@ def describe_events(events: Iterable[Any]) -> list[str]:
         kind = getattr(event, "kind", str(event))
         data = getattr(event, "data", None) or {}
         player = getattr(event, "player", None)
+        if kind == "set_aside" and isinstance(data.get("soldiers"), int):
+            out.append(f"+{data['soldiers']:,} soldiers this turn")
+            continue
         words = EVENT_WORDS.get(kind, kind.replace("_", " "))
         prefix = f"{player} " if player and kind in {"won", "brawl_won", "banked"} else ""
         out.append(prefix + words + event_amount(data))
