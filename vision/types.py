@@ -6,11 +6,11 @@ Shared by the reader core (detect/faces/reader) and the calibration helpers
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 Kind = Literal["soldier", "event"]
 EventFace = Literal["blank", "dragon", "rally"]
-Value = Union[int, str, None]  # 1-6 for a soldier die, an EventFace for the Event die, None = unreadable
+Value = int | str | None  # 1-6 for a soldier die, an EventFace for the Event die, None = unreadable
 
 SOLDIER: Kind = "soldier"
 EVENT: Kind = "event"
@@ -18,7 +18,7 @@ EVENT_FACES: tuple[str, ...] = ("blank", "dragon", "rally")
 
 
 def _box_tuple(box: Any) -> tuple[int, int, int, int]:
-    x, y, w, h = (int(round(float(v))) for v in box)
+    x, y, w, h = (round(float(v)) for v in box)
     return (x, y, w, h)
 
 

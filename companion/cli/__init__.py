@@ -18,6 +18,7 @@ SUBCOMMANDS: list[str] = [
     "simulate",
     "play",
     "leds",
+    "read",
     "serve",
 ]
 
