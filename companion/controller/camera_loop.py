@@ -46,6 +46,7 @@ class CameraLoop:
         self.interval = interval
         self.retry_after = retry_after
         self.failed = False
+        self.reader_failed = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -57,7 +58,7 @@ class CameraLoop:
         status = self.settler.update(frame, self.clock())
         state = getattr(status, "state", str(status))
         if state == "settled" and getattr(status, "frame", None) is not None:
-            self._read_dice(status.frame)
+            return self._read_dice(status.frame)
         else:
             if state in ("moving", "hand"):
                 self.table.live.moving()
@@ -93,13 +94,24 @@ class CameraLoop:
             self._close()
             self.camera = None
 
-    def _read_dice(self, frame: Any) -> None:
-        reading = self.reader(frame)
+    def _read_dice(self, frame: Any) -> str:
+        try:
+            reading = self.reader(frame)
+        except Exception as err:
+            log.exception("dice reader failed")
+            self.table.live.show(frame)
+            self.table.set_camera("manual", f"The dice reader failed ({err}). Type this roll.")
+            self.reader_failed = True
+            return "error"
+        if self.reader_failed:
+            self.reader_failed = False
+            self.table.set_camera("camera", "Camera working: roll in the tray.")
         annotated = self.draw(frame, reading) if self.draw is not None else None
         self.table.live.show(annotated if annotated is not None else frame,
                              annotated=annotated is not None)
         verdict = self.table.handle_reading(reading, frame, annotated)
         log.info("settled dice: %s %s", verdict.kind, verdict.reason)
+        return "settled"
 
     # ----- thread ----------------------------------------------------------------------------
     def start(self) -> None:

@@ -69,7 +69,7 @@ def open_camera_loop(table: Table, camera_config: Any, profile: Any) -> CameraLo
         from vision import Settler, draw_reading, read_dice
     except ImportError as err:  # a checkout without the reader: the table still plays by hand
         log.error("dice reader unavailable (%s): rolls must be typed", err)
-        table.set_camera("manual", "The dice reader is not installed: type each roll.")
+        table.set_camera("manual", f"The dice reader is not available ({err}): type each roll.")
         return None
     settings = camera_settings(profile)
 

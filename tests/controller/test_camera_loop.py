@@ -150,3 +150,24 @@ def test_thread_runs_and_stops(tmp_path, fakes):
     loop.start()
     loop.stop()
     assert loop.camera.closed and t.state()["camera"]["mode"] == "camera"
+
+
+def test_a_failing_reader_is_reported_and_the_table_goes_on(table, fakes, loop_for):
+    table.apply_step({"action": "recruit"})
+
+    class Broken:
+        calls = 0
+
+        def __call__(self, frame):
+            self.calls += 1
+            if self.calls == 1:
+                raise FileNotFoundError("dice model missing")
+            return fakes.reading([1, 2, 2, 4, 4, 5], "blank")
+
+    loop = loop_for(table, ["settled", "moving", "settled"], Broken())
+    assert loop.step() == "error"
+    assert table.state()["camera"]["mode"] == "manual"
+    assert "dice model missing" in table.state()["camera"]["message"]
+    assert loop.step() == "moving"
+    assert loop.step() == "settled"
+    assert table.state()["camera"]["mode"] == "camera" and table.state()["phase"] == "set_aside"
