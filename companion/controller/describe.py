@@ -14,12 +14,12 @@ EVENT_WORDS: dict[str, str] = {
     "banked": "banked",
     "brawl_won": "won the Brawl",
     "brawl_tie": "the Brawl is a tie",
-    "damage": "hit the Dragon",
+    "damage": "dragon damage",
     "entered_keep": "entered the Dragon's Keep",
     "left_keep": "left the Dragon's Keep",
     "army_wiped": "army wiped out",
     "reincarnated": "returns with a new Companion",
-    "won": "WINS THE GAME",
+    "won": "defeats the dragon and wins the game!",
     "card_used": "used a card",
     "adjustment": "table adjustment",
 }
@@ -74,8 +74,9 @@ def event_amount(data: dict[str, Any]) -> str:
     return ""
 
 
-def describe_events(events: Iterable[Any]) -> list[str]:
-    """Short phrases for engine events (objects with kind, player, data)."""
+def describe_events(events: Iterable[Any], actor: str | None = None) -> list[str]:
+    """Short phrases for engine events (objects with kind, player, data); an event about
+    someone other than `actor` (who made the step) names them."""
     out = []
     for event in events:
         kind = getattr(event, "kind", str(event))
@@ -85,6 +86,7 @@ def describe_events(events: Iterable[Any]) -> list[str]:
             out.append(f"+{data['soldiers']:,} soldiers this turn")
             continue
         words = EVENT_WORDS.get(kind, kind.replace("_", " "))
-        prefix = f"{player} " if player and kind in {"won", "brawl_won", "banked"} else ""
-        out.append(prefix + words + event_amount(data))
+        prefix = f"{player} " if player and player != actor else ""
+        amount = "" if kind == "won" else event_amount(data)
+        out.append(prefix + words + amount)
     return out

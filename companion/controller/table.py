@@ -107,7 +107,7 @@ class Table:
             "step": step,
             "player": player,
             "text": describe_step(step, player),
-            "events": describe_events(events),
+            "events": describe_events(events, player),
             "kinds": [getattr(e, "kind", str(e)) for e in events],
             "source": meta.get("source", "phone"),
             "at": meta.get("at"),

@@ -167,6 +167,17 @@ function renderTurn(st) {
     box.appendChild(h("p", {"class": "muted", text: "Open the Table tab to seat the players and start."}));
     return;
   }
+  if (st.phase === "game_over") {
+    box.appendChild(h("div", {"class": "victory"}, [icon("dragon", 44), h("div", null, [
+      h("b", {text: (st.winner || st.player) + " defeated the dragon!"}),
+      h("span", {"class": "muted small", text: "Start another game from the Table tab, or undo the last step."})])]));
+  }
+  var last = (st.history || [])[(st.history || []).length - 1];
+  if (last && last.events && last.events.length) {
+    var bad = (last.kinds || []).some(function (k) { return k === "farkle" || k === "army_wiped" || k === "dragon_ate"; });
+    box.appendChild(h("div", {"class": "ribbon" + (bad ? " bad" : "")}, [h("span", {text: last.player ? last.player + ": " : ""}),
+      h("span", {text: last.events.join(" · ")})]));
+  }
   box.appendChild(h("p", {"class": "prompt", text: st.prompt || (st.player + ": " + st.phase)}));
   var meta = h("div", {"class": "meta"});
   var act = actionName(st);
@@ -194,11 +205,11 @@ function renderTurn(st) {
     hp.appendChild(h("span", {"class": "muted small", text: " damage " + (st.damage || 0) + " / " + health}));
     box.appendChild(hp);
   }
-  var last = lastRoll(st);
-  if (last && st.phase !== "choose_action") {
+  var lr = lastRoll(st);
+  if (lr && st.phase !== "choose_action") {
     var row = h("div", {"class": "lastroll"}, [h("span", {"class": "muted small", text: "Last roll"})]);
-    last.roll.forEach(function (f) { row.appendChild(die(f, true)); });
-    if (last.event) row.appendChild(eventDie(last.event, true));
+    lr.roll.forEach(function (f) { row.appendChild(die(f, true)); });
+    if (lr.event) row.appendChild(eventDie(lr.event, true));
     if (st.farkle) row.appendChild(h("b", {style: "color:var(--bad)", text: " FARKLE"}));
     box.appendChild(row);
   }
