@@ -27,6 +27,7 @@ DEFAULTS: dict[str, Any] = {
     "SESSION_COOKIE_NAME": "dragon_farkle",
     "PERMANENT_SESSION_LIFETIME": 60 * 60 * 24 * 30,
     "TABLE": None,
+    "CALIBRATION": None,  # a companion.controller.calibrate.ProfileKeeper when a camera runs
 }
 
 
@@ -37,6 +38,7 @@ class TableApp:
     table: Any
     broadcaster: Broadcaster
     pin: str
+    calibration: Any = None
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -60,7 +62,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     broadcaster = Broadcaster(keepalive=float(app.config["SSE_KEEPALIVE"]))
     table.subscribe(broadcaster.publish_state)
     broadcaster.publish_state(table.state())
-    app.extensions["dragon_farkle"] = TableApp(table, broadcaster, str(pin))
+    app.extensions["dragon_farkle"] = TableApp(table, broadcaster, str(pin), app.config["CALIBRATION"])
 
     from web import api, errors, page, stream
 

@@ -117,3 +117,24 @@ def pending_evidence() -> Response:
     if data is None:
         abort(404, "The camera has no open question.")
     return Response(data, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+def keeper() -> Any:
+    found = table_app().calibration
+    if found is None:
+        abort(404, "Calibration needs the camera: start the table with a camera to calibrate.")
+    return found
+
+
+@bp.get("/calibration")
+def calibration() -> Response:
+    return jsonify(keeper().summary(table_app().table.live.size()))
+
+
+@bp.post("/calibration/tray")
+def calibration_tray() -> Response:
+    data = body()
+    if not isinstance(data, dict):
+        abort(400, "Send {\"points\": [[x, y], ...], \"rotation\": 0} with x, y between 0 and 1.")
+    frame = table_app().table.live.size()
+    return jsonify(keeper().set_tray(data.get("points"), frame, data.get("rotation")))

@@ -58,20 +58,21 @@ def settings(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from companion.controller.runtime import build_runtime, load_profile
+    from companion.controller.runtime import build_runtime, load_keeper
     from web import create_app
     from web.serving import lan_address, make_server
 
     try:
         config = settings(args)
-        profile = load_profile(config.profile)
+        keeper = load_keeper(config.profile, config.server.data_dir)
         runtime = build_runtime(config, data_dir=config.server.data_dir, camera=args.camera,
-                                profile=profile)
+                                keeper=keeper)
     except ValueError as err:  # bad option or file: say which, start nothing
         print(f"dragon-farkle serve: {err}", file=sys.stderr)
         return 2
     app = create_app({"DATA_DIR": str(config.server.data_dir), "TABLE": runtime.table,
-                      "TABLE_PIN": config.server.pin_code or None})
+                      "TABLE_PIN": config.server.pin_code or None,
+                      "CALIBRATION": runtime.calibration})
     server = make_server(app, host=config.server.host, port=config.server.port, phones=args.phones)
     announce(app, config.server.host, server.effective_port, lan_address())
     stopping = threading.Event()

@@ -58,6 +58,11 @@ class LiveView:
                 self._cached = (self._counter, encode_jpeg(self._frame, width=VIEW_WIDTH, quality=70))
             return self._cached
 
+    def size(self) -> tuple[int, int] | None:
+        """(width, height) of the camera picture, or None before the first frame."""
+        with self._lock:
+            return None if self._frame is None else (self._frame.shape[1], self._frame.shape[0])
+
     def info(self) -> dict[str, Any]:
         with self._lock:
             return {"frame": self._counter, "annotated": self.annotated}

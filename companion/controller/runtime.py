@@ -9,10 +9,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.controller.calibrate import ProfileKeeper
 from companion.controller.camera_loop import CameraLoop
 from companion.controller.lights import TableLights
 from companion.controller.store import GameStore
@@ -31,7 +32,7 @@ class Runtime:
     camera_loop: CameraLoop | None = None
     lights: TableLights | None = None
     buttons: Any = None
-    closers: list[Any] = field(default_factory=list)
+    calibration: ProfileKeeper | None = None
 
     def start(self) -> None:
         if self.lights is not None:
@@ -63,7 +64,7 @@ def press(table: Table, name: str) -> None:
         table.ask("notice", f"Button {name}: {err}")
 
 
-def open_camera_loop(table: Table, camera_config: Any, profile: Any) -> CameraLoop | None:
+def open_camera_loop(table: Table, camera_config: Any, keeper: ProfileKeeper) -> CameraLoop | None:
     """The camera thread with the real dice reader and settler (None without a reader)."""
     try:
         from vision import Settler, draw_reading, read_dice
@@ -71,7 +72,7 @@ def open_camera_loop(table: Table, camera_config: Any, profile: Any) -> CameraLo
         log.error("dice reader unavailable (%s): rolls must be typed", err)
         table.set_camera("manual", f"The dice reader is not available ({err}): type each roll.")
         return None
-    settings = camera_settings(profile)
+    settings = camera_settings(keeper.profile)
 
     def opener() -> Any:
         return camera_config.open(settings)
@@ -83,7 +84,7 @@ def open_camera_loop(table: Table, camera_config: Any, profile: Any) -> CameraLo
         camera = None
     return CameraLoop(
         table, camera,
-        reader=functools.partial(read_dice, profile=profile),
+        reader=keeper.read_with(read_dice),
         settler=Settler(),
         draw=draw_reading,
         reopen=opener,
@@ -109,21 +110,25 @@ def open_lights(table: Table, led_config: Any, profile: Any = None) -> TableLigh
     return lights
 
 
-def load_profile(path: str | Path | None) -> Any:
-    from calibration.profile import default_profile
-    from calibration.profile import load_profile as load
+def load_keeper(path: str | Path | None, data_dir: Path) -> ProfileKeeper:
+    """The profile at `path` (or the one the wizard saved in the data folder, or the default)."""
+    from calibration.profile import default_profile, load_profile
 
-    return load(path) if path else default_profile()
+    where = Path(path) if path else Path(data_dir) / "profile"
+    if path or where.exists():
+        return ProfileKeeper(load_profile(where), where)
+    return ProfileKeeper(default_profile(), where)
 
 
-def build_runtime(config: Any, *, data_dir: Path, camera: str | None, profile: Any) -> Runtime:
+def build_runtime(config: Any, *, data_dir: Path, camera: str | None, keeper: ProfileKeeper) -> Runtime:
     """Everything `serve` runs, from a `companion.config.Config` plus the command line."""
     table = Table(GameStore(Path(data_dir) / "games.sqlite3"))
     runtime = Runtime(table)
     camera_config = dataclasses.replace(config.camera, spec=camera) if camera else config.camera
     if camera_config.spec != "none":
-        runtime.camera_loop = open_camera_loop(table, camera_config, profile)
+        runtime.camera_loop = open_camera_loop(table, camera_config, keeper)
+        runtime.calibration = keeper
     if config.leds.backend != "none":
-        runtime.lights = open_lights(table, config.leds, profile)
+        runtime.lights = open_lights(table, config.leds, keeper.profile)
     runtime.buttons = config.buttons.open(functools.partial(press, table))
     return runtime

@@ -6,7 +6,7 @@ import pytest
 from companion.config import Config, LedConfig
 from companion.controller import Table
 from companion.controller.lights import TableLights, settable_positions
-from companion.controller.runtime import build_runtime, camera_settings, press
+from companion.controller.runtime import build_runtime, camera_settings, load_keeper, press
 from companion.ledview import scene_from_snapshot
 from hardware.leds import LedLayout, RecordingStrip
 from hardware.leds.driver import LedDriver
@@ -96,7 +96,8 @@ def test_profile_camera_settings_use_picamera2_names():
 
 def test_runtime_without_camera_with_recorded_leds(tmp_path):
     config = Config(leds=LedConfig(backend="fake", count=30))
-    runtime = build_runtime(config, data_dir=tmp_path, camera="none", profile=None)
+    runtime = build_runtime(config, data_dir=tmp_path, camera="none",
+                            keeper=load_keeper(None, tmp_path))
     assert runtime.camera_loop is None and runtime.buttons is None
     runtime.start()
     runtime.table.new_game({"players": ["A", "B"]})

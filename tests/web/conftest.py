@@ -43,9 +43,12 @@ def game(player):
 @pytest.fixture
 def live_server(tmp_path):
     """The app served by waitress on a free port, in a thread; yields (base url, app)."""
+    from companion.controller.runtime import load_keeper
     from web.serving import make_server
 
-    app = create_app({"DATA_DIR": str(tmp_path / "data"), "TABLE_PIN": PIN, "SSE_KEEPALIVE": 1.0})
+    data = tmp_path / "data"
+    app = create_app({"DATA_DIR": str(data), "TABLE_PIN": PIN, "SSE_KEEPALIVE": 1.0,
+                      "CALIBRATION": load_keeper(None, data)})
     server = make_server(app, host="127.0.0.1", port=0, phones=12)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -129,3 +129,29 @@ def test_phone_layout_screenshot(live_server, phone, tmp_path):
     # the set-aside choices are big enough to tap
     box = page.locator("#controls .rally-row button").first.bounding_box()
     assert box["height"] >= 40 and box["width"] >= 140
+
+
+def test_framing_the_tray_by_tapping_its_corners(live_server, phone):
+    from playwright.sync_api import expect
+
+    base, app = live_server
+    parts = app.extensions["dragon_farkle"]
+    parts.table.new_game({"players": ["Ann", "Bob"]})
+    parts.table.live.show(np.zeros((480, 640, 3), np.uint8))
+    page = phone()
+    page.goto(f"{base}/?code={PIN}")
+    expect(page.locator("#who")).to_contain_text("Playing")
+    page.locator("nav button[data-tab=table]").tap()
+    img = page.locator("#calib-img")
+    expect(img).to_be_visible()
+    page.wait_for_function("document.getElementById('calib-img').naturalWidth > 0")
+    box = img.bounding_box()
+    corners = [(0.25, 0.2), (0.75, 0.2), (0.75, 0.8), (0.25, 0.8)]
+    for fx, fy in corners:
+        page.mouse.click(box["x"] + fx * box["width"], box["y"] + fy * box["height"])
+    expect(page.locator("#calib svg circle")).to_have_count(4)
+    page.locator("#calib button.primary").tap()
+    expect(page.locator("#calib .card-head")).to_contain_text("tray framed")
+    tray = parts.calibration.profile.tray
+    for (x, y), (fx, fy) in zip(tray, corners):
+        assert abs(x - fx * 640) < 4 and abs(y - fy * 480) < 4

@@ -1,0 +1,62 @@
+"""Framing the tray from a phone: the profile changes, is saved, and the reader uses it."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.controller.runtime import load_keeper
+from web import create_app
+
+PIN = "2468"
+
+
+@pytest.fixture
+def setup(tmp_path):
+    keeper = load_keeper(None, tmp_path)
+    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "TABLE_PIN": PIN, "CALIBRATION": keeper})
+    client = app.test_client()
+    client.post("/api/join", json={"pin": PIN})
+    return app, client, keeper, tmp_path
+
+
+def test_frame_the_tray_saves_the_profile_and_the_reader_uses_it(setup):
+    app, client, keeper, folder = setup
+    assert client.get("/api/calibration").json["tray_set"] is False
+    r = client.post("/api/calibration/tray", json={"points": [[0.1, 0.1], [0.9, 0.1], [0.9, 0.9]]})
+    assert r.status_code == 400 and "No camera picture yet" in r.json["error"]
+    app.extensions["dragon_farkle"].table.live.show(np.zeros((480, 640, 3), np.uint8))
+    corners = [[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]]
+    r = client.post("/api/calibration/tray", json={"points": corners, "rotation": 90})
+    assert r.status_code == 200, r.json
+    assert r.json["tray"] == corners and r.json["rotation"] == 90
+    assert keeper.profile.tray[1] == (576.0, 48.0)
+    seen = []
+    keeper.read_with(lambda frame, profile: seen.append(profile))("frame")
+    assert seen[0].tray == keeper.profile.tray
+    again = load_keeper(None, folder)  # a restart finds the saved profile
+    assert again.profile.tray == keeper.profile.tray and again.profile.rotation == 90
+    assert client.post("/api/calibration/tray", json={"points": []}).json["tray_set"] is False
+
+
+@pytest.mark.parametrize("body, words", [
+    ({"points": [[0.1, 0.1], [0.9, 0.1]]}, "3 to 12"),
+    ({"points": [[0.1, 0.1], [0.9, 0.1], [1.5, 0.9]]}, "between 0 and 1"),
+    ({"points": [[0.1, 0.1], [0.12, 0.1], [0.1, 0.12]]}, "tiny"),
+    ({"points": [[0.1, 0.1], [0.9, 0.1], [0.9, 0.9]], "rotation": 45}, "rotation"),
+    ([1, 2], "Send"),
+])
+def test_bad_tray_requests_change_nothing(setup, body, words):
+    app, client, keeper, _ = setup
+    app.extensions["dragon_farkle"].table.live.show(np.zeros((480, 640, 3), np.uint8))
+    before = keeper.profile
+    r = client.post("/api/calibration/tray", json=body)
+    assert r.status_code == 400 and words in r.json["error"]
+    assert keeper.profile == before
+
+
+def test_watchers_cannot_calibrate_and_no_camera_means_no_calibration(setup, tmp_path):
+    app, _, _, _ = setup
+    assert app.test_client().post("/api/calibration/tray", json={"points": []}).status_code == 403
+    plain = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "x"), "TABLE_PIN": PIN})
+    r = plain.test_client().get("/api/calibration")
+    assert r.status_code == 404 and "camera" in r.json["error"]
