@@ -19,6 +19,7 @@ SUBCOMMANDS: list[str] = [
     "play",
     "leds",
     "read",
+    "calibrate",
     "serve",
 ]
 
