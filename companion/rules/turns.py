@@ -142,11 +142,19 @@ def _normal_roll(state: GameState, faces: tuple[int, ...], event: str, ignore_dr
 
 
 def _dice_used(state: GameState, count: int) -> Result:
+    """Dice left after setting aside `count`; none left is hot dice: the side's full set again."""
     left = state.turn.dice_in_hand - count
     if left > 0:
         return state.with_turn(dice_in_hand=left), []
     name = state.seats[state.turn.roller].name
-    return state.with_turn(dice_in_hand=6), [Event("hot_dice", name)]
+    return state.with_turn(dice_in_hand=_full_hand(state)), [Event("hot_dice", name)]
+
+
+def _full_hand(state: GameState) -> int:
+    """A Brawl defender's hand is 5 dice, hot dice included; everyone else's is 6."""
+    turn = state.turn
+    defending = turn.action is Action.BRAWL and turn.attacker_score is not None
+    return state.rules.defender_dice if defending else state.rules.attacker_dice
 
 
 def set_aside(state: GameState, dice: object, rally: object, card: object = None) -> Result:
