@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ class ProfileKeeper:
         self._lock = threading.Lock()
         self._profile = profile
         self.path = Path(path) if path else None
+        self.listeners: list[Callable[[Any], None]] = []  # called with the new profile
 
     @property
     def profile(self) -> Any:
@@ -77,6 +78,8 @@ class ProfileKeeper:
             if self.path is not None:
                 save_profile(profile, self.path)
             self._profile = profile
+        for listener in self.listeners:
+            listener(profile)
 
 
 def scaled_polygon(points: Any, frame_size: tuple[int, int]) -> tuple[tuple[float, float], ...]:

@@ -82,13 +82,19 @@ def open_camera_loop(table: Table, camera_config: Any, keeper: ProfileKeeper) ->
     except Exception as err:  # noqa: BLE001 - no camera at start-up: play by hand, keep trying
         log.warning("camera %s: %s", camera_config.spec, err)
         camera = None
-    return CameraLoop(
+    loop = CameraLoop(
         table, camera,
         reader=keeper.read_with(read_dice),
-        settler=Settler(),
+        settler=Settler(tray=keeper.profile.tray),
         draw=draw_reading,
         reopen=opener,
     )
+
+    def new_tray(profile: Any) -> None:  # watch only the newly framed tray from now on
+        loop.settler = Settler(tray=profile.tray)
+
+    keeper.listeners.append(new_tray)
+    return loop
 
 
 def camera_settings(profile: Any) -> dict[str, Any] | None:

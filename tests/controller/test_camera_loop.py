@@ -171,3 +171,22 @@ def test_a_failing_reader_is_reported_and_the_table_goes_on(table, fakes, loop_f
     assert loop.step() == "moving"
     assert loop.step() == "settled"
     assert table.state()["camera"]["mode"] == "camera" and table.state()["phase"] == "set_aside"
+
+
+def test_replay_camera_and_real_settler_hand_over_one_read_per_photo(table, fakes):
+    from hardware.camera import ReplayCamera
+    from vision.settle import Settler
+
+    now = [0.0]
+    camera = ReplayCamera(hold=2.0, transition=0.5, clock=lambda: now[0])
+    reader = fakes.Reader()
+    reader.next += [fakes.reading([1, 2, 2, 4, 4, 5], "blank") for _ in range(3)]
+    loop = CameraLoop(table, camera, reader=reader, settler=Settler(), clock=lambda: now[0])
+    states = []
+    for _ in range(50):  # 5 s of frames at 10 per second: two photos and a bit
+        states.append(loop.step())
+        now[0] += 0.1
+    assert states.count("settled") == reader.calls
+    assert 2 <= reader.calls <= 3
+    assert "moving" in states and "still" in states
+    assert table.live.jpeg() is not None
