@@ -138,3 +138,22 @@ def calibration_tray() -> Response:
         abort(400, "Send {\"points\": [[x, y], ...], \"rotation\": 0} with x, y between 0 and 1.")
     frame = table_app().table.live.size()
     return jsonify(keeper().set_tray(data.get("points"), frame, data.get("rotation")))
+
+
+@bp.post("/calibration/find_tray")
+def calibration_find_tray() -> Response:
+    return jsonify(keeper().find_tray(table_app().table.live.raw()))
+
+
+@bp.post("/calibration/color")
+def calibration_color() -> Response:
+    data = body()
+    name = data.get("name") if isinstance(data, dict) else None
+    return jsonify(keeper().learn_color(table_app().table.live.raw(), name))
+
+
+@bp.post("/calibration/event")
+def calibration_event() -> Response:
+    data = body()
+    face = data.get("face") if isinstance(data, dict) else None
+    return jsonify(keeper().capture_event(table_app().table.live.raw(), face))

@@ -27,6 +27,7 @@ class ProfileKeeper:
         self._profile = profile
         self.path = Path(path) if path else None
         self.listeners: list[Callable[[Any], None]] = []  # called with the new profile
+        self.event_frames: dict[str, list[Any]] = {}  # Event-die face pictures taken so far
 
     @property
     def profile(self) -> Any:
@@ -53,6 +54,7 @@ class ProfileKeeper:
             "leds": len(p.leds),
             "camera_locked": any(v is not None for v in dataclasses.astuple(p.camera)),
             "saved_to": str(self.path) if self.path else None,
+            "event_frames": {f: len(v) for f, v in self.event_frames.items()},
         }
 
     def set_tray(
@@ -70,6 +72,39 @@ class ProfileKeeper:
         self._replace(**changes)
         return self.summary(frame_size)
 
+    def find_tray(self, frame: Any) -> dict[str, Any]:
+        """Let the calibration procedure find the tray floor in the current picture."""
+        from calibration.procedures import learn_tray
+
+        polygon, rotation = learn_tray(need(frame))
+        self._replace(tray=polygon, rotation=rotation)
+        return self.summary(frame_size(frame))
+
+    def learn_color(self, frame: Any, name: Any) -> dict[str, Any]:
+        """Learn one dice colour (named as in the game set-up, e.g. "red") from the picture."""
+        from calibration.procedures import learn_color
+
+        if not isinstance(name, str) or not name.strip():
+            raise CalibrationError("Name the dice colour, as in the game set-up (e.g. red).")
+        model = learn_color(need(frame))
+        self._replace(colors={**self.profile.colors, name.strip().lower(): model})
+        return self.summary(frame_size(frame))
+
+    def capture_event(self, frame: Any, face: Any) -> dict[str, Any]:
+        """Keep a picture of one Event-die face; once every face has one, learn the die."""
+        from calibration.procedures import learn_event
+        from calibration.profile import EVENT_FACES
+
+        if face not in EVENT_FACES:
+            raise CalibrationError("The Event die shows blank, dragon or rally.")
+        with self._lock:
+            self.event_frames.setdefault(face, []).append(need(frame).copy())
+            frames = {f: list(v) for f, v in self.event_frames.items()}
+        if all(frames.get(f) for f in EVENT_FACES):
+            self._replace(event=learn_event(frames))
+        return self.summary(frame_size(frame)) | {
+            "event_frames": {f: len(frames.get(f, [])) for f in EVENT_FACES}}
+
     def _replace(self, **changes: Any) -> None:
         from calibration.profile import save_profile
 
@@ -80,6 +115,16 @@ class ProfileKeeper:
             self._profile = profile
         for listener in self.listeners:
             listener(profile)
+
+
+def need(frame: Any) -> Any:
+    if frame is None:
+        raise CalibrationError("No camera picture yet: calibration works on the camera's view.")
+    return frame
+
+
+def frame_size(frame: Any) -> tuple[int, int]:
+    return (int(frame.shape[1]), int(frame.shape[0]))
 
 
 def scaled_polygon(points: Any, frame_size: tuple[int, int]) -> tuple[tuple[float, float], ...]:

@@ -33,11 +33,14 @@ class LiveView:
         self._frame: np.ndarray | None = None
         self._counter = 0
         self._cached: tuple[int, bytes] | None = None
+        self._raw: np.ndarray | None = None
         self.annotated = False
 
     def show(self, frame: np.ndarray, *, annotated: bool = False) -> None:
         """Hand in a new picture to show (raw while dice move, annotated when read)."""
         with self._lock:
+            if not annotated:
+                self._raw = frame
             if self.annotated and not annotated and self._frame is not None:
                 return  # keep the drawn reading on screen until the dice move again
             self._frame = frame
@@ -57,6 +60,11 @@ class LiveView:
             if self._cached is None or self._cached[0] != self._counter:
                 self._cached = (self._counter, encode_jpeg(self._frame, width=VIEW_WIDTH, quality=70))
             return self._cached
+
+    def raw(self) -> np.ndarray | None:
+        """The newest camera frame as it came (no drawing), for calibration."""
+        with self._lock:
+            return self._raw
 
     def size(self) -> tuple[int, int] | None:
         """(width, height) of the camera picture, or None before the first frame."""

@@ -60,3 +60,50 @@ def test_watchers_cannot_calibrate_and_no_camera_means_no_calibration(setup, tmp
     plain = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "x"), "TABLE_PIN": PIN})
     r = plain.test_client().get("/api/calibration")
     assert r.status_code == 404 and "camera" in r.json["error"]
+
+
+def show(app, frame):
+    app.extensions["dragon_farkle"].table.live.show(frame)
+
+
+def test_find_the_tray_learn_a_colour_and_the_event_die(setup):
+    from vision.synthetic import SynthDie, procedural_background, random_event_frame, render_frame
+
+    app, client, keeper, _ = setup
+    rng = np.random.default_rng(7)
+    frame = np.full((480, 640, 3), 30, np.uint8)
+    frame[60:420, 80:560] = (60, 120, 60)  # a green tray floor in a dark room
+    show(app, frame)
+    r = client.post("/api/calibration/find_tray", json={})
+    assert r.status_code == 200, r.json
+    xs = [x for x, _ in keeper.profile.tray]
+    assert min(xs) == pytest.approx(80, abs=12) and max(xs) == pytest.approx(560, abs=12)
+
+    background = procedural_background((480, 640), rng)
+    dice = [SynthDie(f, (90.0 + 90 * i, 240.0), 48, 10.0 * i, (40, 40, 200), (240, 240, 240))
+            for i, f in enumerate([1, 2, 3, 4, 5, 6])]
+    show(app, render_frame(dice, background=background, rng=rng)[0])
+    r = client.post("/api/calibration/color", json={"name": "Red"})
+    assert r.status_code == 200, r.json
+    assert r.json["colors"] == ["red"] and "red" in keeper.profile.colors
+
+    for i, face in enumerate(["blank", "dragon", "rally"]):
+        show(app, random_event_frame(face, rng, background=background)[0])
+        r = client.post("/api/calibration/event", json={"face": face})
+        assert r.status_code == 200, r.json
+        assert r.json["event_die"] is (i == 2)
+    assert keeper.profile.event is not None
+
+
+@pytest.mark.parametrize("path, body, words", [
+    ("/api/calibration/color", {"name": "red"}, "no dice found"),
+    ("/api/calibration/color", {"name": ""}, "Name the dice colour"),
+    ("/api/calibration/event", {"face": "purple"}, "blank, dragon or rally"),
+])
+def test_calibration_steps_explain_what_to_fix(setup, path, body, words):
+    app, client, keeper, _ = setup
+    show(app, np.full((480, 640, 3), 90, np.uint8))  # an empty, even picture
+    before = keeper.profile
+    r = client.post(path, json=body)
+    assert r.status_code == 400 and words in r.json["error"]
+    assert keeper.profile == before

@@ -78,7 +78,7 @@ function post(path, body, withPosition) {
           throw new Error(data.error || ("Error " + r.status));
         }
         if (data.joined !== undefined) setJoined(data.joined);
-        render(data);
+        if (data.version !== undefined) render(data);  /* a table state (not a calibration summary) */
         return data;
       });
     })
@@ -573,6 +573,27 @@ function renderCalib() {
       h("button", {"class": "btn small primary", type: "button", text: "Save tray", onclick: function () {
         post("/api/calibration/tray", {points: calibPoints, rotation: calibRotation}).then(function () { toast("Calibration saved", true); calibPoints = null; renderCalib(); });
       }})]));
+    box.appendChild(h("button", {"class": "btn small ghost", type: "button", style: "margin-top:6px",
+      text: "Find the tray for me", onclick: function () {
+        post("/api/calibration/find_tray", {}).then(function () { toast("Tray found: check the outline", true); calibPoints = null; renderCalib(); });
+      }}));
+    var used = {}, gameColors = (S && S.game && S.game.setup && S.game.setup.colors) || {};
+    Object.keys(gameColors).forEach(function (n) { used[gameColors[n]] = true; });
+    var colorSel = h("select", {name: "calib-color"}, Object.keys(COLORS).map(function (c) {
+      return h("option", {value: c, text: title(c), selected: used[c] && c === Object.keys(used)[0] ? "selected" : null}); }));
+    box.appendChild(h("h2", {style: "margin-top:14px", text: "Dice colours"}));
+    box.appendChild(h("p", {"class": "muted small", text: "Put one player's six dice in the tray, apart from each other, choose their colour and tap Learn."}));
+    box.appendChild(h("div", {"class": "joinform"}, [colorSel, h("button", {"class": "btn small", type: "button", text: "Learn", onclick: function () {
+      post("/api/calibration/color", {name: colorSel.value}).then(function () { toast("Learned " + colorSel.value, true); renderCalib(); });
+    }})]));
+    box.appendChild(h("h2", {style: "margin-top:14px", text: "Event die"}));
+    box.appendChild(h("p", {"class": "muted small", text: "Put the Event die alone in the tray with one face up and tap that face; do each face once or twice."}));
+    var counts = c.event_frames || {};
+    box.appendChild(h("div", {"class": "seg"}, ["blank", "dragon", "rally"].map(function (f) {
+      return h("button", {"class": "btn small", type: "button", onclick: function () {
+        post("/api/calibration/event", {face: f}).then(function (r) { toast(r.event_die ? "Event die learned" : "Picture of " + f + " kept", true); renderCalib(); });
+      }}, [EVENT_ICON[f] ? icon(EVENT_ICON[f], 16) : null, " " + title(f) + " (" + (counts[f] || 0) + ")"]);
+    })));
     box.appendChild(h("div", {"class": "tags", style: "margin-top:10px"}, [
       h("span", {"class": "tag", text: c.colors.length ? "Dice colours: " + c.colors.join(", ") : "Dice colours: generic"}),
       h("span", {"class": "tag", text: c.event_die ? "Event die learned" : "Event die: generic"}),
