@@ -157,3 +157,8 @@ def calibration_event() -> Response:
     data = body()
     face = data.get("face") if isinstance(data, dict) else None
     return jsonify(keeper().capture_event(table_app().table.live.raw(), face))
+
+
+@bp.post("/calibration/lock")
+def calibration_lock() -> Response:
+    return jsonify(keeper().lock_exposure())

@@ -28,6 +28,7 @@ class ProfileKeeper:
         self.path = Path(path) if path else None
         self.listeners: list[Callable[[Any], None]] = []  # called with the new profile
         self.event_frames: dict[str, list[Any]] = {}  # Event-die face pictures taken so far
+        self.camera: Callable[[], Any] = lambda: None  # the open camera (set by the runtime)
 
     @property
     def profile(self) -> Any:
@@ -104,6 +105,20 @@ class ProfileKeeper:
             self._replace(event=learn_event(frames))
         return self.summary(frame_size(frame)) | {
             "event_frames": {f: len(frames.get(f, [])) for f in EVENT_FACES}}
+
+    def lock_exposure(self) -> dict[str, Any]:
+        """Freeze the Pi camera's exposure and white balance now, and keep them in the profile."""
+        from calibration.profile import CameraSettings
+
+        camera = self.camera()
+        if camera is None or not callable(getattr(camera, "lock", None)):
+            raise CalibrationError("Only the Pi camera can lock its exposure; this camera adjusts itself.")
+        values = camera.lock()
+        gains = values.get("ColourGains")
+        self._replace(camera=CameraSettings(
+            exposure_us=values.get("ExposureTime"), analogue_gain=values.get("AnalogueGain"),
+            awb_gains=tuple(gains) if gains else None))
+        return self.summary()
 
     def _replace(self, **changes: Any) -> None:
         from calibration.profile import save_profile

@@ -94,6 +94,7 @@ def open_camera_loop(table: Table, camera_config: Any, keeper: ProfileKeeper) ->
         loop.settler = Settler(tray=profile.tray)
 
     keeper.listeners.append(new_tray)
+    keeper.camera = lambda: loop.camera
     return loop
 
 

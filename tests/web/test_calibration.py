@@ -107,3 +107,19 @@ def test_calibration_steps_explain_what_to_fix(setup, path, body, words):
     r = client.post(path, json=body)
     assert r.status_code == 400 and words in r.json["error"]
     assert keeper.profile == before
+
+
+def test_lock_exposure_needs_a_camera_that_can_lock(setup):
+    _, client, keeper, _ = setup
+    r = client.post("/api/calibration/lock", json={})
+    assert r.status_code == 400 and "Only the Pi camera" in r.json["error"]
+
+    class LockingCamera:  # what hardware.camera's Picamera2 backend answers to lock()
+        def lock(self):
+            return {"ExposureTime": 9000, "AnalogueGain": 1.25, "ColourGains": [1.9, 1.5]}
+
+    keeper.camera = LockingCamera
+    r = client.post("/api/calibration/lock", json={})
+    assert r.status_code == 200 and r.json["camera_locked"] is True
+    cam = keeper.profile.camera
+    assert (cam.exposure_us, cam.analogue_gain, cam.awb_gains) == (9000, 1.25, (1.9, 1.5))

@@ -594,6 +594,11 @@ function renderCalib() {
         post("/api/calibration/event", {face: f}).then(function (r) { toast(r.event_die ? "Event die learned" : "Picture of " + f + " kept", true); renderCalib(); });
       }}, [EVENT_ICON[f] ? icon(EVENT_ICON[f], 16) : null, " " + title(f) + " (" + (counts[f] || 0) + ")"]);
     })));
+    box.appendChild(h("h2", {style: "margin-top:14px", text: "Exposure"}));
+    box.appendChild(h("p", {"class": "muted small", text: "With the table lit as for playing, lock the Pi camera's exposure and white balance so dice colours stay the same all evening."}));
+    box.appendChild(h("button", {"class": "btn small", type: "button", text: c.camera_locked ? "Lock again" : "Lock exposure", onclick: function () {
+      post("/api/calibration/lock", {}).then(function () { toast("Exposure locked", true); renderCalib(); });
+    }}));
     box.appendChild(h("div", {"class": "tags", style: "margin-top:10px"}, [
       h("span", {"class": "tag", text: c.colors.length ? "Dice colours: " + c.colors.join(", ") : "Dice colours: generic"}),
       h("span", {"class": "tag", text: c.event_die ? "Event die learned" : "Event die: generic"}),
