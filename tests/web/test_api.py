@@ -162,7 +162,7 @@ def test_code_and_qr_for_joined_phones(game):
 def test_the_page_and_its_assets_are_local(client):
     html = client.get("/").get_data(as_text=True)
     assert "<script src=\"/static/app.js\"" in html
-    for asset in ("/static/app.js", "/static/app.css", "/static/dragon.svg"):
+    for asset in ("/static/app.js", "/static/calib.js", "/static/app.css", "/static/dragon.svg"):
         r = client.get(asset)
         assert r.status_code == 200
         text = r.get_data(as_text=True)
