@@ -115,6 +115,12 @@ class GameStore:
                 (game_id, game_id),
             )
 
+    def truncate(self, game_id: int, keep: int) -> None:
+        """Drop every step from number `keep` on (steps a newer rules engine refuses)."""
+        with self._lock, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute("DELETE FROM steps WHERE game_id = ? AND seq >= ?", (game_id, keep))
+
     def evidence(self, game_id: int, seq: int) -> bytes | None:
         """The JPEG stored with step `seq`, or None."""
         with self._lock:

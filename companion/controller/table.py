@@ -8,6 +8,7 @@ LEDs) get the whole new state after every change.
 from __future__ import annotations
 
 import importlib
+import logging
 import secrets
 import threading
 import time
@@ -21,6 +22,7 @@ from companion.controller.interpret import Expectation, Verdict, interpret
 from companion.controller.liveview import LiveView, encode_jpeg
 from companion.controller.store import GameStore, StoredGame
 
+log = logging.getLogger(__name__)
 STEP_KINDS = ("action", "roll", "set_aside", "use", "adjust", "keep", "new_companion")
 Listener = Callable[[dict[str, Any]], None]
 
@@ -95,7 +97,21 @@ class Table:
         for i, step in enumerate(self.game.steps):
             meta = self.game.meta[i] if i < len(self.game.meta) else {}
             has = self.game.has_evidence[i] if i < len(self.game.has_evidence) else False
-            self._advance(step, meta, has)
+            try:
+                self._advance(step, meta, has)
+            except ValueError as err:  # stored by an older rules engine: keep what still replays
+                self._drop_from(i, err)
+                break
+
+    def _drop_from(self, index: int, err: ValueError) -> None:
+        assert self.game is not None
+        log.error("stored step %d no longer replays (%s); the game goes on from before it", index, err)
+        self.store.truncate(self.game.id, index)
+        for seq in (self.game.steps, self.game.meta, self.game.has_evidence):
+            del seq[index:]
+        self.pending = {"kind": "notice", "proposal": {},
+                        "reason": f"Step {index + 1} of the stored game is not legal under these rules "
+                                  f"({err}); the game goes on from the step before it."}
 
     def _advance(self, step: dict[str, Any], meta: dict[str, Any], has_evidence: bool) -> None:
         """Apply one (already checked) step to the live state and its history and statistics."""

@@ -133,3 +133,19 @@ def test_history_lines_for_cards_and_adjustments(table):
     line = table.state()["history"][-1]["text"]
     assert line.startswith("Table adjustment for Royal Decree: soldiers") and "amount 300" in line
     assert table.state()["army"]["Joseph"] == 300
+
+
+def test_a_stored_step_the_engine_now_refuses_is_dropped_with_a_notice(tmp_path):
+    store = GameStore(tmp_path / "g.sqlite3")
+    table = Table(store)
+    table.new_game({"players": ["Jane", "Joseph"]})
+    table.apply_step({"action": "recruit"})
+    # as if an older engine had accepted these: the second is illegal now (7 dice)
+    store.append_step(table.game.id, 1, {"roll": [1, 1, 2, 3, 4, 6, 6], "event": "blank"})
+    store.append_step(table.game.id, 2, {"set_aside": [1, 1]})
+    again = Table(GameStore(tmp_path / "g.sqlite3"))
+    state = again.state()
+    assert state["phase"] == "roll" and len(state["history"]) == 1
+    assert state["pending"]["kind"] == "notice" and "Step 2" in state["pending"]["reason"]
+    assert len(again.store.current().steps) == 1
+    again.apply_step({"roll": [1, 2, 2, 4, 4, 5], "event": "blank"})  # the game goes on
