@@ -162,3 +162,9 @@ def calibration_event() -> Response:
 @bp.post("/calibration/lock")
 def calibration_lock() -> Response:
     return jsonify(keeper().lock_exposure())
+
+
+@bp.post("/calibration/leds")
+def calibration_leds() -> Response:
+    table = table_app().table
+    return jsonify(keeper().map_leds(table.live.raw, table.state()))

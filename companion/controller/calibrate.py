@@ -29,6 +29,7 @@ class ProfileKeeper:
         self.listeners: list[Callable[[Any], None]] = []  # called with the new profile
         self.event_frames: dict[str, list[Any]] = {}  # Event-die face pictures taken so far
         self.camera: Callable[[], Any] = lambda: None  # the open camera (set by the runtime)
+        self.lights: Any = None  # the TableLights (set by the runtime when LEDs are on)
 
     @property
     def profile(self) -> Any:
@@ -118,6 +119,24 @@ class ProfileKeeper:
         self._replace(camera=CameraSettings(
             exposure_us=values.get("ExposureTime"), analogue_gain=values.get("AnalogueGain"),
             awb_gains=tuple(gains) if gains else None))
+        return self.summary()
+
+    def map_leds(self, frame: Callable[[], Any], state: dict[str, Any], **kw: Any) -> dict[str, Any]:
+        """Light each tray LED in turn and record where the camera sees it."""
+        from calibration.profile import LedPosition
+        from companion.controller.ledmap import map_leds
+
+        if self.lights is None:
+            raise CalibrationError("No LED strip is running: start the table with LEDs to map them.")
+        try:
+            found = map_leds(self.lights.driver, frame, **kw)
+        finally:
+            self.lights.update(state)  # the game's lights again
+        if len(found) < 2:
+            raise CalibrationError("The camera did not see the tray LEDs light up: point it so the "
+                                   "LED strip along the tray edge is in the picture, then try again.")
+        self._replace(leds=tuple(LedPosition(i, x, y) for i, x, y in found))
+        self.lights.leds = self.profile.leds
         return self.summary()
 
     def _replace(self, **changes: Any) -> None:

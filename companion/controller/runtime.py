@@ -137,5 +137,6 @@ def build_runtime(config: Any, *, data_dir: Path, camera: str | None, keeper: Pr
         runtime.calibration = keeper
     if config.leds.backend != "none":
         runtime.lights = open_lights(table, config.leds, keeper.profile)
+        keeper.lights = runtime.lights
     runtime.buttons = config.buttons.open(functools.partial(press, table))
     return runtime

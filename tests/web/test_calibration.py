@@ -123,3 +123,9 @@ def test_lock_exposure_needs_a_camera_that_can_lock(setup):
     assert r.status_code == 200 and r.json["camera_locked"] is True
     cam = keeper.profile.camera
     assert (cam.exposure_us, cam.analogue_gain, cam.awb_gains) == (9000, 1.25, (1.9, 1.5))
+
+
+def test_mapping_leds_needs_a_strip(setup):
+    _, client, _, _ = setup
+    r = client.post("/api/calibration/leds", json={})
+    assert r.status_code == 400 and "No LED strip" in r.json["error"]

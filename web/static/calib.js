@@ -60,6 +60,14 @@ function renderCalib() {
     box.appendChild(h("button", {"class": "btn small", type: "button", text: c.camera_locked ? "Lock again" : "Lock exposure", onclick: function () {
       post("/api/calibration/lock", {}).then(function () { toast("Exposure locked", true); renderCalib(); });
     }}));
+    box.appendChild(h("h2", {style: "margin-top:14px", text: "LEDs along the tray"}));
+    box.appendChild(h("p", {"class": "muted small", text: "Empty the tray and keep the camera still: each tray LED lights in turn so the camera learns where it is (a few seconds)."}));
+    var ledBtn = h("button", {"class": "btn small", type: "button", text: c.leds ? "Map again (" + c.leds + " mapped)" : "Map the LEDs", onclick: function () {
+      ledBtn.disabled = true; ledBtn.textContent = "Mapping…";
+      post("/api/calibration/leds", {}).then(function (r) { toast(r.leds + " LEDs mapped", true); renderCalib(); },
+        function () { ledBtn.disabled = false; ledBtn.textContent = "Map the LEDs"; });
+    }});
+    box.appendChild(ledBtn);
     box.appendChild(h("div", {"class": "tags", style: "margin-top:10px"}, [
       h("span", {"class": "tag", text: c.colors.length ? "Dice colours: " + c.colors.join(", ") : "Dice colours: generic"}),
       h("span", {"class": "tag", text: c.event_die ? "Event die learned" : "Event die: generic"}),
