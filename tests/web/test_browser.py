@@ -155,3 +155,29 @@ def test_framing_the_tray_by_tapping_its_corners(live_server, phone):
     tray = parts.calibration.profile.tray
     for (x, y), (fx, fy) in zip(tray, corners):
         assert abs(x - fx * 640) < 4 and abs(y - fy * 480) < 4
+
+
+def test_a_wrong_camera_read_is_fixed_from_the_page(live_server, phone):
+    from playwright.sync_api import expect
+
+    from vision.types import Die, Reading
+
+    base, app = live_server
+    table = app.extensions["dragon_farkle"].table
+    table.new_game({"players": ["Ann", "Bob"]})
+    table.apply_step({"action": "recruit"})
+    frame = np.full((480, 640, 3), 60, np.uint8)
+    dice = [Die("soldier", f, (60 + 80 * i, 100), (50 + 80 * i, 90, 20, 20), 0.97)
+            for i, f in enumerate([1, 2, 2, 4, 4, 6])]
+    dice.append(Die("event", "blank", (500, 400), (490, 390, 20, 20), 0.97))
+    table.handle_reading(Reading(dice=tuple(dice), warnings=()), frame)
+    page = phone()
+    page.goto(f"{base}/?code={PIN}")
+    expect(page.locator("#controls .opt")).to_have_count(1)  # only the 1 scores
+    page.get_by_text("Wrong read? Fix it").tap()
+    expect(page.locator("#entry-dice .die")).to_have_count(6)
+    page.locator("#entry-dice .die").last.tap()  # remove the 6 ...
+    page.locator("#entry [data-face='5']").tap()  # ... it was a 5
+    page.locator("#enter-roll").tap()
+    expect(page.locator("#controls .opt")).to_have_count(3)  # 1, 5, 1+5
+    assert table.state()["history"][-1]["step"] == {"roll": [1, 2, 2, 4, 4, 5], "event": "blank"}

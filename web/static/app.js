@@ -212,6 +212,14 @@ function renderTurn(st) {
     if (lr.event) row.appendChild(eventDie(lr.event, true));
     if (st.farkle) row.appendChild(h("b", {style: "color:var(--bad)", text: " FARKLE"}));
     box.appendChild(row);
+    var hist = st.history || [], end = hist[hist.length - 1];
+    if (joined && end && end.source === "camera" && end.step.roll) {
+      /* a disputed read: take it back and put the camera's faces in the keypad to fix */
+      row.appendChild(h("button", {"class": "btn small ghost", type: "button", text: "Wrong read? Fix it", onclick: function () {
+        var faces = end.step.roll.slice(), ev = end.step.event;
+        post("/api/undo", {}, true).then(function () { entry = faces; entryEvent = ev || "blank"; renderEntry(S); $("entry").scrollIntoView({behavior: "smooth"}); });
+      }}));
+    }
   }
 }
 function stat(v, label) { return h("div", {"class": "stat"}, [h("b", {text: String(v)}), h("span", {text: label})]); }
@@ -393,6 +401,7 @@ function renderCamera(st) {
   }
   /* typing is the main way in manual mode: put the keypad above the camera picture */
   var camCard = document.querySelector(".card.camera"), entryCard = $("entry");
+  camCard.hidden = cam.mode !== "camera" && !$("cam").getAttribute("src");  /* no camera at all */
   if (cam.mode === "camera") camCard.parentNode.insertBefore(camCard, entryCard);
   else camCard.parentNode.insertBefore(entryCard, camCard);
 }
@@ -560,6 +569,7 @@ function refreshFrame() {
     if (!b) return;
     var img = $("cam"), old = img.src;
     img.src = URL.createObjectURL(b); $("cam-empty").hidden = true;
+    document.querySelector(".card.camera").hidden = false;
     if (old && old.slice(0, 5) === "blob:") URL.revokeObjectURL(old);
   }).catch(function () {});
 }
