@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from calibration.profile import EVENT_FACES, ColorModel, EventDie, Profile, default_profile
-from vision.color import body_pixels
+from vision.color import body_color, body_pixels
 from vision.event import face_template
 
 Box = tuple[float, float, float, float]
@@ -40,11 +40,36 @@ def find_dice(frame: np.ndarray) -> list[Box]:
     if found:
         return [(c.center[0] - c.side / 2, c.center[1] - c.side / 2, c.side, c.side)
                 for c in found]
-    return segment_dice(frame)
+    return [refine_box(frame, b) for b in segment_dice(frame)]
+
+
+def refine_box(frame: np.ndarray, box: Box) -> Box:
+    """Shrink a rough box (which may include the die's shadow) to the die's body colour."""
+    body = body_color(frame, box)
+    if body is None:
+        return box
+    x, y, w, h = box
+    x0, y0 = max(0, int(x - 0.1 * w)), max(0, int(y - 0.1 * h))
+    crop = frame[y0:int(y + 1.1 * h) + 1, x0:int(x + 1.1 * w) + 1]
+    lab = cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_BGR2LAB).astype(np.float32)
+    near = (np.sqrt(((lab - body.astype(np.float32)) ** 2).sum(axis=2)) < 30).astype(np.uint8)
+    k = max(3, round(min(w, h) / 5) | 1)
+    near = cv2.morphologyEx(near, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(near)
+    if n < 2:
+        return box
+    big = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    bx, by, bw, bh = (float(v) for v in stats[big, :4])
+    if bw * bh < 0.3 * w * h:
+        return box
+    return (x0 + bx, y0 + by, bw, bh)
 
 
 def segment_dice(frame: np.ndarray, *, distance: float = 32.0) -> list[Box]:
-    """Die-sized, roughly square blobs unlike the frame's dominant (tray) colour."""
+    """Die-sized, roughly square blobs unlike the frame's dominant (tray) colour.
+
+    Blobs touching the frame's border are left out (cut-off dice, the table's edge).
+    """
     h, w = frame.shape[:2]
     lab = cv2.cvtColor(frame, cv2.COLOR_BGR2LAB).astype(np.float32)
     ref = np.median(lab.reshape(-1, 3)[:: max(1, h * w // 20000)], axis=0)
@@ -55,8 +80,13 @@ def segment_dice(frame: np.ndarray, *, distance: float = 32.0) -> list[Box]:
     area_lo, area_hi = 0.0003 * h * w, 0.05 * h * w
     boxes: list[Box] = []
     for x, y, bw, bh, area in stats[1:]:
-        if area_lo <= area <= area_hi and 0.5 <= bw / bh <= 2.0 and area >= 0.45 * bw * bh:
+        at_edge = x == 0 or y == 0 or x + bw >= w or y + bh >= h  # cut off, or the table edge
+        if not at_edge and area_lo <= area <= area_hi and 0.5 <= bw / bh <= 2.0 \
+                and area >= 0.45 * bw * bh:
             boxes.append((float(x), float(y), float(bw), float(bh)))
+    if len(boxes) >= 3:  # specks of dirt or texture are far smaller than the dice
+        typical = float(np.median([b[2] * b[3] for b in boxes]))
+        boxes = [b for b in boxes if b[2] * b[3] >= 0.35 * typical]
     return boxes
 
 
@@ -76,7 +106,9 @@ def learn_tray(frame: np.ndarray) -> tuple[tuple[tuple[float, float], ...] | Non
     floor = (np.sqrt(((lab - np.median(mid, axis=0)) ** 2).sum(axis=2)) < 22).astype(np.uint8)
     floor = cv2.morphologyEx(floor, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(floor)
-    centre = labels[sh // 2, sw // 2]
+    mid_labels = labels[sh * 2 // 5:sh * 3 // 5, sw * 2 // 5:sw * 3 // 5].ravel()
+    mid_labels = mid_labels[mid_labels > 0]  # dice lying in the middle are not the floor
+    centre = int(np.bincount(mid_labels).argmax()) if len(mid_labels) else 0
     if n < 2 or centre == 0 or stats[centre, cv2.CC_STAT_AREA] < 0.15 * sh * sw:
         raise CalibrationError("could not find the tray: point the camera straight at the tray "
                                "floor, with the floor filling the middle of the picture")
@@ -140,7 +172,7 @@ def learn_event(frames: Mapping[str, Sequence[np.ndarray]],
             found.append((face, img, box))
     pixels = np.vstack([body_pixels(img, box) for _, img, box in found])
     body = ColorModel.from_pixels(pixels)
-    templates = tuple(face_template(img, box, face, body=body.mean_array())
+    templates = tuple(face_template(img, box, face)
                       for face, img, box in found)
     return EventDie(body, templates)
 
