@@ -35,10 +35,10 @@ class CameraConfig:
     replay_hold: float = 4.0
     replay_transition: float = 0.8
 
-    def options(self, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    def options(self, settings: Any = None) -> dict[str, Any]:
         """Keyword options for `hardware.camera.open_camera(self.spec, **options)`.
 
-        settings: locked camera values from the calibration profile (Pi camera only).
+        settings: locked camera values, e.g. `profile.camera` (Pi camera only; None = automatic).
         """
         kind, _ = parse_spec(self.spec)
         if kind == "picamera":
@@ -47,7 +47,7 @@ class CameraConfig:
             return {"size": self.size}
         return {"hold": self.replay_hold or None, "transition": self.replay_transition}
 
-    def open(self, settings: Mapping[str, Any] | None = None, **extra: Any) -> Camera:
+    def open(self, settings: Any = None, **extra: Any) -> Camera:
         """Open the configured camera (raises CameraError); wrap it in a CameraSupervisor."""
         return open_camera(self.spec, **{**self.options(settings), **extra})
 
@@ -274,7 +274,8 @@ def config_from_mapping(data: Mapping[str, Any], *, source: Path | None = None) 
     try:
         device_segments(layout, devices_from_config(leds.gpio))
     except ValueError as exc:
-        raise ConfigError(f"{name}: leds.gpio: {exc}") from exc
+        where = "" if str(exc).startswith("leds.gpio") else "leds.gpio: "
+        raise ConfigError(f"{name}: {where}{exc}") from exc
     buttons = ButtonConfig(**btn)
     try:
         check_pins(buttons.pins, buttons.long_press)

@@ -1,8 +1,10 @@
 """Table buttons through gpiozero: roll again, stop, undo (a long press on undo = "undo_long").
 
 Each press becomes a name passed to the app's callback: "roll", "stop", "undo" or
-"undo_long" (the page then asks the table to confirm). Undo is decided on release,
-by how long it was held, measured with an injected clock so tests need no waiting.
+"undo_long" (the page then asks the table to confirm). "undo_long" fires as soon as
+undo has been held `long_press` seconds (gpiozero's `when_held`); a shorter press
+gives "undo" on release. The release also measures the press with an injected clock,
+so a long press is never lost and tests need no waiting.
 """
 from __future__ import annotations
 
@@ -55,7 +57,8 @@ class Buttons:
             for action, pin in pins.items():
                 if pin is None:
                     continue
-                button = Button(pin, pull_up=pull_up, bounce_time=bounce_time, pin_factory=pin_factory)
+                button = Button(pin, pull_up=pull_up, bounce_time=bounce_time,
+                                hold_time=long_press, pin_factory=pin_factory)
                 self._buttons[action] = button
                 self._wire(action, button)
         except Exception:
@@ -65,6 +68,7 @@ class Buttons:
     def _wire(self, action: str, button: Any) -> None:
         if action == "undo":
             button.when_pressed = self._undo_pressed
+            button.when_held = self._undo_held
             button.when_released = self._undo_released
         else:
             button.when_pressed = lambda: self._emit(action)
@@ -72,6 +76,12 @@ class Buttons:
     def _undo_pressed(self) -> None:
         with self._lock:
             self._undo_down = self._clock()
+
+    def _undo_held(self) -> None:
+        with self._lock:
+            down, self._undo_down = self._undo_down, None  # the release then says nothing
+        if down is not None:
+            self._emit("undo_long")
 
     def _undo_released(self) -> None:
         with self._lock:

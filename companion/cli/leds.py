@@ -2,6 +2,7 @@
 
 Replays a game record and draws one row of LEDs per step into one picture, so a table
 can check its layout and colours before wiring anything (and tests can check them).
+`dragon-farkle leds --wiring` lights each segment and then each LED on the real strip.
 """
 from __future__ import annotations
 
@@ -30,10 +31,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Draw the LED strip at every step of a game record, one row per step, "
         "as it would look with the configured layout.",
     )
-    parser.add_argument("--preview", metavar="RECORD", required=True, type=Path,
+    parser.add_argument("--preview", metavar="RECORD", type=Path,
                         help="game record (JSON, see TRANSCRIPTS.md) to replay")
-    parser.add_argument("--png", metavar="FILE", required=True, type=Path,
-                        help="picture to write (PNG)")
+    parser.add_argument("--png", metavar="FILE", type=Path,
+                        help="picture to write (PNG), with --preview")
+    parser.add_argument("--wiring", action="store_true",
+                        help="instead: light each segment, then each LED in turn, on the configured "
+                        "LEDs (checks the wiring and the segment positions)")
+    parser.add_argument("--step", type=float, default=0.6,
+                        help="seconds per --wiring frame (default 0.6)")
     parser.add_argument("--config", metavar="FILE", type=Path,
                         help="configuration file for the LED count and segments (default: built-in)")
     parser.add_argument("--count", type=int, help="use the default layout for this many LEDs instead")
@@ -52,6 +58,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
         layout = LedLayout.default(args.count) if args.count else config.leds.layout()
+        if args.wiring:
+            return run_wiring(config, layout, step=args.step)
+        if args.preview is None or args.png is None:
+            raise ValueError("give --preview RECORD --png FILE, or --wiring")
         if not 4 <= args.cell <= 64:
             raise ValueError(f"--cell must be from 4 to 64 pixels, got {args.cell}")
         record = load_record(args.preview)
@@ -62,6 +72,43 @@ def run(args: argparse.Namespace) -> int:
         return 2
     print(f"wrote {args.png}: {len(rows)} rows (start + one per step) x {layout.count} LEDs")
     return 0
+
+
+def run_wiring(config: Any, layout: Any, *, step: float) -> int:
+    """Show the wiring frames on the configured LEDs, `step` seconds each, then turn them off."""
+    import dataclasses
+    import time
+
+    from hardware.leds import LedDriver, open_strip
+
+    strip_config = dataclasses.replace(config.leds.strip_config(), count=layout.count)
+    driver = LedDriver(open_strip(strip_config, layout=layout), layout)
+    try:
+        for label, pixels in wiring_frames(layout):
+            print(label, flush=True)
+            driver.strip.show(pixels)
+            time.sleep(step)
+    finally:
+        driver.close()
+    return 0
+
+
+WIRING_COLORS = ((255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 160, 0), (200, 0, 255), (0, 200, 200))
+
+
+def wiring_frames(layout: Any) -> list[tuple[str, list[tuple[int, int, int]]]]:
+    """Each segment lit alone in its own colour, then one white LED walking from 0 to the end."""
+    frames = []
+    for n, (name, seg) in enumerate(layout.named_segments()):
+        pixels = [(0, 0, 0)] * layout.count
+        for i in seg.indices():
+            pixels[i] = WIRING_COLORS[n % len(WIRING_COLORS)]
+        frames.append((f"segment {name}: LEDs {seg.start}..{seg.start + seg.length - 1}", pixels))
+    for i in range(layout.count):
+        pixels = [(0, 0, 0)] * layout.count
+        pixels[i] = (255, 255, 255)
+        frames.append((f"LED {i}", pixels))
+    return frames
 
 
 def preview_rows(setup: Mapping[str, Any], steps: Any, layout: Any, *, at: float = 0.1) -> list[PreviewRow]:

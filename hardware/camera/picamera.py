@@ -19,9 +19,12 @@ from hardware.camera.base import Camera, CameraError, CameraSpecError, check_fra
 
 SIZES = ((640, 480), (1280, 720))
 LOCK_KEYS = ("ExposureTime", "AnalogueGain", "ColourGains")
+PROFILE_KEYS = ("exposure_us", "analogue_gain", "awb_gains")
 _ALIASES = {
     "exposuretime": "ExposureTime",
     "exposure_time": "ExposureTime",
+    "exposure_us": "ExposureTime",  # calibration.profile.CameraSettings names
+    "awb_gains": "ColourGains",
     "analoguegain": "AnalogueGain",
     "analogue_gain": "AnalogueGain",
     "analog_gain": "AnalogueGain",
@@ -43,10 +46,19 @@ def _load_picamera2() -> type:
     return Picamera2
 
 
-def normalise_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """Camera settings from a profile -> Picamera2 control names with checked values."""
+def normalise_settings(settings: Any) -> dict[str, Any]:
+    """Camera settings -> Picamera2 control names with checked values; None values mean
+    "automatic" and are left out.
+
+    Accepts a mapping (Picamera2 names, snake_case, or the profile's exposure_us /
+    analogue_gain / awb_gains) or a `calibration.profile.CameraSettings`-like object.
+    """
+    if not isinstance(settings, Mapping):
+        settings = {k: getattr(settings, k) for k in PROFILE_KEYS if hasattr(settings, k)}
     out: dict[str, Any] = {}
     for key, value in settings.items():
+        if value is None:
+            continue
         name = _ALIASES.get(key.lower().replace("-", "_"), key)
         if name not in LOCK_KEYS:
             raise CameraSpecError(f"picamera: unknown camera setting {key!r} (known: {', '.join(LOCK_KEYS)})")
@@ -77,7 +89,7 @@ def _check_setting(name: str, value: Any) -> Any:
 class PiCamera(Camera):
     """Picamera2 backend: a video configuration with an RGB888 main stream (BGR arrays).
 
-    `settings`: locked camera values (Picamera2 names, e.g. from a calibration profile);
+    `settings`: locked camera values (a profile's CameraSettings, or a mapping of names);
     without them auto exposure runs for `settle_seconds`, then the found values are locked.
     `picamera2_class` and `clock` are injectable so tests run without a Pi.
     """
@@ -88,7 +100,7 @@ class PiCamera(Camera):
         self,
         *,
         size: tuple[int, int] = (640, 480),
-        settings: Mapping[str, Any] | None = None,
+        settings: Any = None,
         settle_seconds: float = 1.0,
         camera_num: int = 0,
         picamera2_class: type | None = None,
@@ -98,7 +110,8 @@ class PiCamera(Camera):
         size = (int(size[0]), int(size[1]))
         if size not in SIZES:
             raise CameraSpecError(f"picamera: size must be one of {SIZES}, got {size}")
-        locked = normalise_settings(settings) if settings else None
+        locked = normalise_settings(settings) if settings is not None else None
+        locked = locked or None  # every value automatic: settle, then lock
         self.size = size
         self._clock = clock
         self._settle = float(settle_seconds)
@@ -148,6 +161,18 @@ class PiCamera(Camera):
         if "ColourGains" in out:
             out["ColourGains"] = list(out["ColourGains"])
         return out
+
+    @property
+    def profile_settings(self) -> dict[str, Any] | None:
+        """The locked values in the calibration profile's names (CameraSettings(**this))."""
+        if self._locked is None:
+            return None
+        gains = self._locked.get("ColourGains")
+        return {
+            "exposure_us": self._locked.get("ExposureTime"),
+            "analogue_gain": self._locked.get("AnalogueGain"),
+            "awb_gains": None if gains is None else (float(gains[0]), float(gains[1])),
+        }
 
     def lock(self) -> dict[str, Any]:
         """Freeze exposure and white balance at the values auto exposure reached now."""

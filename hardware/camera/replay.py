@@ -56,12 +56,30 @@ def resolve_paths(sources: Iterable[str | Path]) -> list[Path]:
     return paths
 
 
+def fit(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Scale `image` to fit (width, height) without distorting the dice; pad the rest black."""
+    import cv2
+
+    width, height = int(size[0]), int(size[1])
+    if (image.shape[1], image.shape[0]) == (width, height):
+        return image
+    scale = min(width / image.shape[1], height / image.shape[0])
+    new_w = max(1, round(image.shape[1] * scale))
+    new_h = max(1, round(image.shape[0] * scale))
+    scaled = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_AREA)
+    out = np.zeros((height, width, 3), np.uint8)
+    top, left = (height - new_h) // 2, (width - new_w) // 2
+    out[top : top + new_h, left : left + new_w] = scaled
+    return out
+
+
 class ReplayCamera(Camera):
     """Plays `paths` (image files or folders) in order, looping; frames are BGR arrays.
 
     hold: seconds each photo stays still (None = until `next_photo()`).
     transition: seconds of "moving" frames before each photo.
-    size: (width, height) to resize every frame to, or None to keep each photo's size.
+    size: (width, height) of every frame, or None for the first photo's size; photos of
+          another shape are scaled to fit and padded, so frames never change size.
     """
 
     name = "replay"
@@ -146,6 +164,8 @@ class ReplayCamera(Camera):
         return (frame.astype(np.float32) * scale).astype(np.uint8)
 
     def _photo(self, index: int) -> np.ndarray:
+        if self.size is None and index != 0:
+            self._photo(0)  # the first photo fixes the frame size
         cached = self._cache.get(index)
         if cached is not None:
             return cached
@@ -155,8 +175,9 @@ class ReplayCamera(Camera):
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None:
             raise CameraError(f"replay: could not read the photo {path}")
-        if self.size is not None and (image.shape[1], image.shape[0]) != tuple(self.size):
-            image = cv2.resize(image, tuple(self.size), interpolation=cv2.INTER_AREA)
+        if self.size is None:
+            self.size = (image.shape[1], image.shape[0])  # like a camera: one frame size throughout
+        image = fit(image, self.size)
         if len(self._cache) > 32:
             self._cache.clear()
         self._cache[index] = image

@@ -154,9 +154,13 @@ def _bank(n: int, length: int, t: float, _: RGB) -> RGB:
 
 
 def _win(n: int, length: int, t: float, winner: RGB) -> RGB:
-    head = (t * 20.0) % length
-    distance = (head - n) % length
-    return winner if distance < 4 else _scale(winner, 0.15) if n % 2 else OFF
+    """The winner's colour glowing, a bright comet running round, gold sparkles hopping."""
+    distance = (t * 20.0 - n) % length
+    if distance < 5:
+        return winner
+    if (n * 7 + int(t * 12)) % 11 == 0:
+        return GOLD
+    return _scale(winner, 0.3)
 
 
 _PATTERNS = {

@@ -155,7 +155,8 @@ class LedLayout:
         kwargs: dict[str, Any] = {"count": count}
         for name, value in segments.items():
             if name == "armies":
-                items = value if value and isinstance(value[0], (list, tuple)) else [value]
+                nested = isinstance(value, (list, tuple)) and value and isinstance(value[0], (list, tuple))
+                items = value if nested else [value]
                 kwargs[name] = tuple(_segment(f"armies[{i}]", v) for i, v in enumerate(items))
             else:
                 kwargs[name] = _segment(name, value)

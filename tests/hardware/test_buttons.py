@@ -92,3 +92,15 @@ def test_close_is_idempotent_and_frees_the_pins(mock_factory, clock):
 def test_bad_pins_are_refused(pins, message, mock_factory):
     with pytest.raises(ButtonConfigError, match=message):
         Buttons(pins, lambda n: None, pin_factory=mock_factory)
+
+
+def test_long_undo_fires_while_still_held(mock_factory):
+    got: list[str] = []
+    buttons = Buttons({"undo": 13}, got.append, long_press=0.05, bounce_time=None,
+                      pin_factory=mock_factory)
+    mock_factory.pin(13).drive_low()
+    assert wait_for(lambda: got == ["undo_long"])  # the page can ask before the button is let go
+    mock_factory.pin(13).drive_high()
+    time.sleep(0.05)
+    assert got == ["undo_long"]  # releasing adds nothing
+    buttons.close()

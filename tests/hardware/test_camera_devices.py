@@ -220,3 +220,24 @@ def test_usb_reads_frames_and_requests_the_size():
 def test_usb_missing_device_is_a_camera_error():
     with pytest.raises(CameraError, match="no webcam found"):
         open_camera("usb:3", capture_factory=lambda i: FakeVideoCapture(i, opened=False))
+
+
+def test_picamera_takes_a_calibration_profiles_camera_settings(picam, clock):
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class CameraSettings:  # the shape of calibration.profile.CameraSettings
+        exposure_us: int | None = None
+        analogue_gain: float | None = None
+        awb_gains: tuple[float, float] | None = None
+
+    cam = open_camera("picamera", settings=CameraSettings(9000, 1.2, (1.9, 1.5)),
+                      picamera2_class=picam, clock=clock)
+    assert cam.locked and picam.instances[0].controls["ExposureTime"] == 9000
+    assert cam.profile_settings == {"exposure_us": 9000, "analogue_gain": 1.2, "awb_gains": (1.9, 1.5)}
+    auto = open_camera("picamera", settings=CameraSettings(), settle_seconds=1.0,
+                       picamera2_class=picam, clock=clock)
+    assert not auto.locked  # all automatic: settle first, then lock what was found
+    clock.advance(1.0)
+    auto.read()
+    assert auto.profile_settings == {"exposure_us": 12000, "analogue_gain": 2.5, "awb_gains": (1.8, 1.4)}

@@ -133,3 +133,17 @@ def test_bare_replay_plays_the_bundled_vision_samples(tmp_path, make_photo, monk
     cam = open_camera("replay", transition=0, clock=clock)
     assert [p.parent.parent.name for p in cam.paths] == ["a-set", "b-set"]
     assert cam.read()[20, 40, 0] == 90
+
+
+def test_frames_keep_one_size_like_a_real_camera(tmp_path, make_photo, clock):
+    first = make_photo(tmp_path / "a.png", 50, size=(64, 48))
+    square = make_photo(tmp_path / "b.png", 200, size=(40, 40))
+    cam = ReplayCamera([first, square], hold=1.0, transition=0.5, clock=clock)
+    shapes = set()
+    for _ in range(12):
+        shapes.add(cam.read().shape)
+        clock.advance(0.25)
+    assert shapes == {(48, 64, 3)}
+    clock.now = 100.0 + 1.5 + 0.5  # photo 2, settled
+    frame = cam.read()
+    assert frame[24, 32, 0] == 200 and frame[24, 2, 0] == 0  # scaled to 48x48 in the middle, padded

@@ -8,7 +8,7 @@ import cv2
 import pytest
 
 from companion.cli import main
-from companion.cli.leds import LABEL_WIDTH, preview_rows
+from companion.cli.leds import LABEL_WIDTH, preview_rows, wiring_frames
 from hardware.leds import LedLayout
 from hardware.leds.render import RED
 
@@ -93,3 +93,26 @@ def test_errors_are_reported_not_raised(tmp_path, record_file, capsys):
                  "--config", str(config)]) == 2
     assert "companion.toml: leds.count must be a positive integer" in capsys.readouterr().err
     assert main(["leds", "--preview", str(record_file), "--png", str(tmp_path / "x.txt")]) == 2
+
+
+def test_wiring_frames_light_each_segment_then_each_led():
+    layout = LedLayout.default(20)
+    frames = wiring_frames(layout)
+    names = [label for label, _ in frames[:4]]
+    assert names == ["segment turn: LEDs 0..0", "segment dragon: LEDs 11..13",
+                     "segment tray: LEDs 14..19", "segment armies[0]: LEDs 1..10"]
+    assert [i for i, p in enumerate(frames[1][1]) if p != (0, 0, 0)] == [11, 12, 13]
+    walk = frames[4:]
+    assert len(walk) == 20
+    assert all(p[i] == (255, 255, 255) and sum(map(sum, p)) == 765 for i, (_, p) in enumerate(walk))
+
+
+def test_wiring_command_runs_on_the_configured_strip(capsys):
+    assert main(["leds", "--wiring", "--count", "12", "--step", "0"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("segment turn") and out[-1] == "LED 11"
+
+
+def test_leds_needs_a_mode(capsys):
+    assert main(["leds"]) == 2
+    assert "--preview RECORD --png FILE, or --wiring" in capsys.readouterr().err

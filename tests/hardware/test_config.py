@@ -77,6 +77,13 @@ def test_pi_config_switches_on_the_pi_devices(tmp_path):
         ('[[leds.gpio]]\nkind = "rgbled"\npins = [1, 2, 3]\nsegment = "nowhere"\n',
          "leds.gpio: gpio rgbled shows segment 'nowhere'"),
         ("[leds\ncount = 3\n", "companion.toml: not valid TOML"),
+        ("[leds.segments]\narmies = 5\n", r"leds.segments: LED segment armies\[0\] must be \[start, length\]"),
+        ("[leds.segments]\narmies = []\n", r"leds.segments: LED segment armies\[0\] must be"),
+        ('[leds]\nsegments = "all"\n', "leds.segments must be a table of segments"),
+        ('[[leds.gpio]]\nkind = "bargraph"\npins = "5,6"\nsegment = "turn"\n',
+         "companion.toml: leds.gpio\\[0\\].pins must be a list of GPIO numbers"),
+        ('[camera]\nspec = 3\n', "camera.spec must be"),
+        ("camera = 3\n", "camera must be a table"),
     ],
 )
 def test_errors_name_the_file_and_the_option(tmp_path, text, message):

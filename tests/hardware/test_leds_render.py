@@ -104,8 +104,10 @@ def test_flash_region_limits_the_animation():
 
 def test_winner_colour_chases_round_the_strip():
     px = render_scene(scene(winner=1, current=None, flash_started=0.0), 0.0, LAYOUT)
-    assert px[0] == BLUE_P and px[1] == (0, 0, 38) and px[2] == (0, 0, 0)
-    assert px.count(BLUE_P) == 4 and RED_P not in px
+    assert px[0] == BLUE_P and px[1] == (0, 0, 76)  # comet head, then the glow
+    assert [i for i, p in enumerate(px) if p == BLUE_P] == [0, 36, 37, 38, 39]
+    assert [i for i, p in enumerate(px) if p == GOLD] == [11, 22, 33]  # sparkles
+    assert RED_P not in px
     later = render_scene(scene(winner=1, current=None, flash_started=0.0), 1.0, LAYOUT)
     assert later[20] == BLUE_P  # the head moved 20 LEDs in a second; it never stops
 
