@@ -95,6 +95,8 @@ def interpret(reading: Any, expect: Expectation, *, min_confidence: float = MIN_
     if not seen.faces and seen.events_seen == 0:
         return Verdict("ignore", reason="the tray is empty")
     if expect.phase == "roll":
+        if expect.last_roll and is_leftover(seen, expect):
+            return Verdict("ignore", reason="the dice still lying from the last roll")
         return roll_verdict(seen, expect, ())
     if expect.phase == "decide":
         if is_leftover(seen, expect):
@@ -108,9 +110,10 @@ def interpret(reading: Any, expect: Expectation, *, min_confidence: float = MIN_
 
 
 def is_leftover(seen: Seen, expect: Expectation) -> bool:
-    """True when the tray shows what stayed after a set-aside (taken out by hand or eaten),
-    not a new roll: part of the last roll, as many dice as are in hand, the same Event face.
-    A re-roll that lands on exactly those faces again is missed; the phones can type it."""
+    """True when the tray shows what stayed after a set-aside (taken out by hand or eaten)
+    or after the last turn, not a new roll: part of the last roll, as many dice as are in
+    hand, the same Event face. A re-roll landing on exactly those faces again is missed;
+    the phones can type it."""
     return (
         len(seen.faces) == expect.dice_in_hand
         and is_submultiset(seen.faces, expect.last_roll)

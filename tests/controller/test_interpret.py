@@ -46,3 +46,11 @@ def test_a_set_aside_that_does_not_match_the_roll_asks(fakes):
     verdict = interpret(fakes.reading([6, 6], "blank"), e)
     assert verdict.kind == "ask" and "do not match" in verdict.reason
     assert interpret(fakes.reading([5, 4, 4, 2, 2, 1], "blank"), e).kind == "ignore"
+
+
+def test_dice_still_lying_from_the_last_roll_are_not_a_new_roll(fakes):
+    # "roll again" was tapped; someone moved the set-aside dice out: the rest is not a roll
+    e = expect("roll", dice=4, last_roll=(1, 2, 2, 4, 4, 5), last_event="blank")
+    assert interpret(fakes.reading([2, 4, 2, 4], "blank"), e).kind == "ignore"
+    assert interpret(fakes.reading([2, 4, 2, 6], "blank"), e).kind == "apply"
+    assert interpret(fakes.reading([2, 4, 2, 4], "dragon"), e).kind == "apply"
