@@ -19,6 +19,9 @@ SUBCOMMANDS: list[str] = [
     "play",
     "leds",
     "advise",
+    "read",
+    "calibrate",
+    "serve",
 ]
 
 

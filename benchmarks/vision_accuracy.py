@@ -1,0 +1,100 @@
+"""Dice reader accuracy and speed on the labelled photo sets.
+
+    .venv/bin/python benchmarks/vision_accuracy.py [--data DIR] [--models DIR] [--limit N]
+
+Data: --data, else $DICE_DATA, else <repo>/../shared/data/dice. Prints, per set, dice
+read correctly / dice labelled, missed, false dice, wrong with confidence >= 0.9 and
+milliseconds per frame (median, p95) in one process on one core; then the same on the
+validation photos (byler's "test" split and a fixed 20% of matteop65), which the
+development models never saw (the shipped models are trained on everything).
+Times: wall clock per frame and, in brackets, the process's CPU time per frame (the
+same on an idle core; wall time grows when other programs share the machine).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _is_validation(set_name: str, entry: dict) -> bool:
+    # Same rule as vision/training/data.py (kept here so the benchmark needs no torch).
+    if entry.get("split") == "test":
+        return True
+    if set_name.startswith("matteop65"):
+        return int(hashlib.sha1(entry["file"].encode()).hexdigest()[:8], 16) % 1000 < 200
+    return False
+
+
+def _line(name: str, t) -> str:
+    ms = np.array(t.ms) if t.ms else np.zeros(1)
+    cpu = np.array(t.cpu_ms) if t.cpu_ms else np.zeros(1)
+    pct = 100 * t.correct / max(t.labelled, 1)
+    return (f"{name:<34} {t.images:>4} img  correct {t.correct}/{t.labelled} ({pct:.2f}%)  "
+            f"missed {t.missed}  false {t.false} ({100 * t.false / max(t.labelled, 1):.2f}%)  "
+            f"wrong {t.wrong}  wrong>=0.9 {t.wrong_confident}  unsure {t.unsure}  "
+            f"ms/frame median {np.median(ms):.1f} p95 {np.percentile(ms, 95):.1f} "
+            f"(CPU ms median {np.median(cpu):.1f} p95 {np.percentile(cpu, 95):.1f})")
+
+
+def run_set(folder: Path, limit: int | None, verbose: bool):
+    from vision import read_dice
+    from vision.evaluate import Tally, score
+
+    manifest = json.loads((folder / "manifest.json").read_text())
+    entries = manifest["images"][:limit] if limit else manifest["images"]
+    everything, val = Tally(), Tally()
+    for entry in entries:
+        image = cv2.imread(str(folder / entry["file"]))
+        t0, c0 = time.perf_counter(), time.process_time()
+        reading = read_dice(image)
+        ms, cpu = 1000 * (time.perf_counter() - t0), 1000 * (time.process_time() - c0)
+        t = score(reading.dice, entry["dice"])
+        t.ms.append(ms)
+        t.cpu_ms.append(cpu)
+        everything.add(t)
+        if _is_validation(folder.name, entry):
+            val.add(t)
+        if verbose and (t.wrong or t.missed or t.false):
+            print(f"  {entry['file']}: wrong {t.wrong} missed {t.missed} false {t.false}")
+    return everything, val
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--data", type=Path,
+                    default=Path(os.environ.get("DICE_DATA") or REPO.parent / "shared/data/dice"))
+    ap.add_argument("--models", type=Path, help="model folder (default: the bundled models)")
+    ap.add_argument("--limit", type=int, help="only the first N photos of each set")
+    ap.add_argument("-v", "--verbose", action="store_true", help="list photos with errors")
+    args = ap.parse_args()
+    if args.models:
+        os.environ["DICE_MODELS"] = str(args.models)
+    sets = sorted(p for p in args.data.glob("*") if (p / "manifest.json").is_file()) \
+        if args.data.is_dir() else []
+    if not sets:
+        print(f"No dice data found at {args.data} (folders with manifest.json): "
+              f"pass --data DIR or set DICE_DATA.")
+        return 2
+    cv2.setNumThreads(1)
+    print(f"dice reader benchmark, data {args.data}, one core (cv2.setNumThreads(1))")
+    from vision import read_dice
+    read_dice(np.full((480, 640, 3), 128, np.uint8))  # load the models before timing
+    for folder in sets:
+        everything, val = run_set(folder, args.limit, args.verbose)
+        print(_line(folder.name, everything))
+        print(_line(f"  validation photos of {folder.name}", val))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,200 @@
+"""Calibration procedures: learn a table's profile from a few frames.
+
+- `learn_tray(frame)`: the tray floor as a polygon, and a rotation guess.
+- `learn_color(frame)`: one player's dice colour from a frame of their dice.
+- `learn_event(frames_by_face)`: the Event die's body colour and face templates.
+- `build_profile(...)`: all of it into a `Profile`.
+
+Dice in calibration frames are found by `find_dice`: the bundled detector when its
+model is available, else a simple segmentation (anything unlike the tray's colour, of
+a die's size and shape), which is enough for frames made on purpose (dice apart, on
+the tray floor).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+import cv2
+import numpy as np
+
+from calibration.profile import EVENT_FACES, ColorModel, EventDie, Profile, default_profile
+from vision.color import body_color, body_pixels
+from vision.event import face_template
+
+Box = tuple[float, float, float, float]
+
+
+class CalibrationError(ValueError):
+    """A calibration frame could not be used; the message says what to change."""
+
+
+def find_dice(frame: np.ndarray) -> list[Box]:
+    """Boxes (x, y, w, h) of dice in a calibration frame (detector if usable, else segmentation)."""
+    try:
+        from vision.detect import detect_dice
+
+        found = detect_dice(frame)
+    except Exception:  # noqa: BLE001 - no trained model yet: fall back to segmentation
+        found = []
+    if found:
+        return [(c.center[0] - c.side / 2, c.center[1] - c.side / 2, c.side, c.side)
+                for c in found]
+    return [refine_box(frame, b) for b in segment_dice(frame)]
+
+
+def refine_box(frame: np.ndarray, box: Box) -> Box:
+    """Shrink a rough box (which may include the die's shadow) to the die's body colour."""
+    body = body_color(frame, box)
+    if body is None:
+        return box
+    x, y, w, h = box
+    x0, y0 = max(0, int(x - 0.1 * w)), max(0, int(y - 0.1 * h))
+    crop = frame[y0:int(y + 1.1 * h) + 1, x0:int(x + 1.1 * w) + 1]
+    lab = cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_BGR2LAB).astype(np.float32)
+    near = (np.sqrt(((lab - body.astype(np.float32)) ** 2).sum(axis=2)) < 30).astype(np.uint8)
+    k = max(3, round(min(w, h) / 5) | 1)
+    near = cv2.morphologyEx(near, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(near)
+    if n < 2:
+        return box
+    big = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    bx, by, bw, bh = (float(v) for v in stats[big, :4])
+    if bw * bh < 0.3 * w * h:
+        return box
+    return (x0 + bx, y0 + by, bw, bh)
+
+
+def segment_dice(frame: np.ndarray, *, distance: float = 32.0) -> list[Box]:
+    """Die-sized, roughly square blobs unlike the frame's dominant (tray) colour.
+
+    Blobs touching the frame's border are left out (cut-off dice, the table's edge).
+    """
+    h, w = frame.shape[:2]
+    lab = cv2.cvtColor(frame, cv2.COLOR_BGR2LAB).astype(np.float32)
+    ref = np.median(lab.reshape(-1, 3)[:: max(1, h * w // 20000)], axis=0)
+    fg = (np.sqrt(((lab - ref) ** 2).sum(axis=2)) > distance).astype(np.uint8)
+    fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    _, _, stats, _ = cv2.connectedComponentsWithStats(fg)
+    area_lo, area_hi = 0.0003 * h * w, 0.05 * h * w
+    boxes: list[Box] = []
+    for x, y, bw, bh, area in stats[1:]:
+        at_edge = x == 0 or y == 0 or x + bw >= w or y + bh >= h  # cut off, or the table edge
+        if not at_edge and area_lo <= area <= area_hi and 0.5 <= bw / bh <= 2.0 \
+                and area >= 0.45 * bw * bh:
+            boxes.append((float(x), float(y), float(bw), float(bh)))
+    if len(boxes) >= 3:  # specks of dirt or texture are far smaller than the dice
+        typical = float(np.median([b[2] * b[3] for b in boxes]))
+        boxes = [b for b in boxes if b[2] * b[3] >= 0.35 * typical]
+    return boxes
+
+
+def learn_tray(frame: np.ndarray) -> tuple[tuple[tuple[float, float], ...] | None, int]:
+    """(tray polygon in frame pixels or None for the whole frame, rotation 0 or 90).
+
+    The tray floor is the large even region around the middle of the frame. The rotation
+    turns the tray's long side horizontal (the wizard or `--rotation` can override it).
+    """
+    h, w = frame.shape[:2]
+    f = 200 / max(h, w)
+    small = cv2.resize(frame, (max(1, round(w * f)), max(1, round(h * f))),
+                       interpolation=cv2.INTER_AREA)
+    sh, sw = small.shape[:2]
+    lab = cv2.cvtColor(cv2.GaussianBlur(small, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
+    mid = lab[sh * 2 // 5:sh * 3 // 5, sw * 2 // 5:sw * 3 // 5].reshape(-1, 3)
+    floor = (np.sqrt(((lab - np.median(mid, axis=0)) ** 2).sum(axis=2)) < 22).astype(np.uint8)
+    floor = cv2.morphologyEx(floor, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(floor)
+    mid_labels = labels[sh * 2 // 5:sh * 3 // 5, sw * 2 // 5:sw * 3 // 5].ravel()
+    mid_labels = mid_labels[mid_labels > 0]  # dice lying in the middle are not the floor
+    centre = int(np.bincount(mid_labels).argmax()) if len(mid_labels) else 0
+    if n < 2 or centre == 0 or stats[centre, cv2.CC_STAT_AREA] < 0.15 * sh * sw:
+        raise CalibrationError("could not find the tray: point the camera straight at the tray "
+                               "floor, with the floor filling the middle of the picture")
+    region = (labels == centre).astype(np.uint8)
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+    poly = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True).reshape(-1, 2)
+    if len(poly) < 3:
+        return None, 0
+    _, _, bw, bh = cv2.boundingRect(poly)
+    rotation = 90 if bh > 1.15 * bw else 0
+    if bw * bh > 0.95 * sh * sw:
+        return None, rotation
+    return tuple((float(px / f), float(py / f)) for px, py in poly), rotation
+
+
+def learn_color(frame: np.ndarray, boxes: Sequence[Box] | None = None, *,
+                expect: int | None = 6) -> ColorModel:
+    """A player's dice colour from a frame of their dice (found when `boxes` is None)."""
+    boxes = list(find_dice(frame) if boxes is None else boxes)
+    if not boxes:
+        raise CalibrationError("no dice found: put this player's dice in the tray, apart from "
+                               "each other, and take the picture again")
+    if expect is not None and len(boxes) > 2 * expect:
+        raise CalibrationError(f"found {len(boxes)} dice-like things, expected {expect}: take "
+                               "other dice and objects out of the tray")
+    pixels = [body_pixels(frame, b) for b in boxes]
+    pixels = [p for p in pixels if len(p)]
+    if not pixels:
+        raise CalibrationError("the dice are too small in the picture: move the camera closer")
+    return ColorModel.from_pixels(np.vstack(pixels))
+
+
+def _single_die(frame: np.ndarray, face: str, index: int) -> Box:
+    boxes = find_dice(frame)
+    if not boxes:
+        raise CalibrationError(f"no die found in {face} frame {index + 1}: put only the Event "
+                               "die in the tray, showing that face")
+    h, w = frame.shape[:2]
+    return min(boxes, key=lambda b: -b[2] * b[3] + 0.01 * np.hypot(b[0] + b[2] / 2 - w / 2,
+                                                                    b[1] + b[3] / 2 - h / 2))
+
+
+def learn_event(frames: Mapping[str, Sequence[np.ndarray]],
+                boxes: Mapping[str, Sequence[Box]] | None = None) -> EventDie:
+    """The Event die from a few frames of each face {"blank": [...], "dragon": [...], "rally": [...]}.
+
+    Each frame shows the Event die alone (or give its box per frame in `boxes`).
+    """
+    missing = [f for f in EVENT_FACES if not frames.get(f)]
+    if missing:
+        raise CalibrationError(f"need at least one frame of each Event-die face; missing: "
+                               f"{', '.join(missing)}")
+    unknown = sorted(set(frames) - set(EVENT_FACES))
+    if unknown:
+        raise CalibrationError(f"unknown Event-die face {unknown[0]!r}: use blank, dragon or rally")
+    found: list[tuple[str, np.ndarray, Box]] = []
+    for face, imgs in frames.items():
+        for i, img in enumerate(imgs):
+            box = boxes[face][i] if boxes and face in boxes else _single_die(img, face, i)
+            found.append((face, img, box))
+    pixels = np.vstack([body_pixels(img, box) for _, img, box in found])
+    body = ColorModel.from_pixels(pixels)
+    templates = tuple(face_template(img, box, face)
+                      for face, img, box in found)
+    return EventDie(body, templates)
+
+
+def build_profile(*, base: Profile | None = None, tray: np.ndarray | None = None,
+                  rotation: int | None = None, players: Mapping[str, np.ndarray] | None = None,
+                  event: Mapping[str, Sequence[np.ndarray]] | None = None) -> Profile:
+    """A profile from calibration frames; what is not given is kept from `base` (default)."""
+    profile = base or default_profile()
+    if tray is not None:
+        polygon, guessed = learn_tray(tray)
+        profile = replace(profile, tray=polygon, rotation=guessed)
+    if rotation is not None:
+        profile = replace(profile, rotation=rotation)
+    if players:
+        colors = dict(profile.colors)
+        for name, frame in players.items():
+            try:
+                colors[name] = learn_color(frame)
+            except CalibrationError as exc:
+                raise CalibrationError(f"player {name!r}: {exc}") from None
+        profile = replace(profile, colors=colors)
+    if event:
+        profile = replace(profile, event=learn_event(event))
+    return profile

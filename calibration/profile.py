@@ -1,0 +1,417 @@
+"""The calibration profile: what the reader knows about one table's tray, camera and dice.
+
+A profile is a folder holding `profile.json` plus small PNG images (the Event die's
+face templates). `default_profile()` needs no calibration at all: whole frame, no
+rotation, generic colour names, no Event die. This module imports nothing from
+`vision`, so `vision.reader` can import it without a cycle.
+
+Colours are in OpenCV's 8-bit Lab space (L scaled to 0-255, a and b offset by 128),
+which is what `cv2.cvtColor(img, cv2.COLOR_BGR2LAB)` gives for uint8 images.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+PROFILE_VERSION = 1
+PROFILE_FILE = "profile.json"
+TEMPLATE_DIR = "templates"
+EVENT_FACES = ("blank", "dragon", "rally")
+ROTATIONS = (0, 90, 180, 270)
+MAX_NAME = 32
+
+
+class ProfileError(ValueError):
+    """A profile file or value is invalid; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class ColorModel:
+    """Colour of a die body: Lab mean and 3x3 covariance over body pixels (pips excluded)."""
+
+    mean: tuple[float, float, float]
+    cov: tuple[tuple[float, float, float], ...]
+
+    def __post_init__(self) -> None:
+        _check_vector(self.mean, 3, "mean")
+        if len(self.cov) != 3:
+            raise ProfileError(f"cov must be 3x3, got {len(self.cov)} rows")
+        for row in self.cov:
+            _check_vector(row, 3, "cov row")
+
+    @classmethod
+    def from_pixels(cls, lab: np.ndarray) -> ColorModel:
+        """Fit a model to Lab pixels of shape (N, 3); needs at least 10 pixels."""
+        pts = np.asarray(lab, dtype=np.float64).reshape(-1, 3)
+        if len(pts) < 10:
+            raise ValueError(f"need at least 10 body pixels to learn a colour, got {len(pts)}")
+        mean = pts.mean(axis=0)
+        cov = np.cov(pts, rowvar=False)
+        return cls(tuple(float(v) for v in mean), tuple(tuple(float(v) for v in r) for r in cov))
+
+    def mean_array(self) -> np.ndarray:
+        return np.array(self.mean, dtype=np.float64)
+
+    def cov_array(self) -> np.ndarray:
+        return np.array(self.cov, dtype=np.float64)
+
+
+@dataclass(frozen=True, eq=False)
+class FaceTemplate:
+    """One learned view of an Event-die face: a small BGR crop of the die (uint8, HxWx3)."""
+
+    face: str
+    image: np.ndarray
+
+    def __post_init__(self) -> None:
+        if self.face not in EVENT_FACES:
+            raise ProfileError(f"face must be one of {', '.join(EVENT_FACES)}, got {self.face!r}")
+        img = self.image
+        if not isinstance(img, np.ndarray) or img.dtype != np.uint8 or img.ndim != 3 \
+                or img.shape[2] != 3 or min(img.shape[:2]) < 8:
+            raise ProfileError(f"template for {self.face!r} must be a BGR uint8 image of at least "
+                               f"8x8 pixels")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FaceTemplate):
+            return NotImplemented
+        return self.face == other.face and np.array_equal(self.image, other.image)
+
+    def __hash__(self) -> int:
+        return hash((self.face, self.image.shape, self.image.tobytes()[:4096]))
+
+
+@dataclass(frozen=True)
+class EventDie:
+    """The Event die: its body colour and a few learned views of each face."""
+
+    body: ColorModel
+    templates: tuple[FaceTemplate, ...]
+
+    def __post_init__(self) -> None:
+        missing = [f for f in EVENT_FACES if not any(t.face == f for t in self.templates)]
+        if missing:
+            raise ProfileError(f"Event die needs at least one template of each face; "
+                               f"missing: {', '.join(missing)}")
+
+    def faces(self, face: str) -> tuple[FaceTemplate, ...]:
+        return tuple(t for t in self.templates if t.face == face)
+
+
+@dataclass(frozen=True)
+class LedPosition:
+    """Where LED number `index` of the strip sits in the camera frame (pixels)."""
+
+    index: int
+    x: float
+    y: float
+
+
+@dataclass(frozen=True)
+class CameraSettings:
+    """Camera controls locked by the wizard so colours stay stable; None = automatic."""
+
+    exposure_us: int | None = None
+    analogue_gain: float | None = None
+    awb_gains: tuple[float, float] | None = None  # (red, blue) colour gains
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Everything calibration learned about one table. Immutable; use dataclasses.replace.
+
+    tray: polygon [(x, y), ...] in raw frame pixels, or None for the whole frame.
+    rotation: clockwise degrees (0/90/180/270) that turn the raw frame upright.
+    colors: player dice colours by name; empty = generic colour names.
+    event: the Event die, or None when it was not calibrated.
+    leds: LED positions along the tray edge (filled by the Pi wizard).
+    """
+
+    version: int = PROFILE_VERSION
+    tray: tuple[tuple[float, float], ...] | None = None
+    rotation: int = 0
+    colors: Mapping[str, ColorModel] = field(default_factory=dict)
+    event: EventDie | None = None
+    leds: tuple[LedPosition, ...] = ()
+    camera: CameraSettings = field(default_factory=CameraSettings)
+
+    def __post_init__(self) -> None:
+        if self.version != PROFILE_VERSION:
+            raise ProfileError(f"version must be {PROFILE_VERSION}, got {self.version!r}")
+        if self.rotation not in ROTATIONS:
+            raise ProfileError(f"rotation must be one of 0, 90, 180, 270, got {self.rotation!r}")
+        if self.tray is not None and len(self.tray) < 3:
+            raise ProfileError(f"tray must be a polygon of at least 3 points, got {len(self.tray)}")
+        for name in self.colors:
+            _check_name(name)
+
+    def in_tray(self, point: Sequence[float]) -> bool:
+        """True when the frame point (x, y) is inside the tray (always, with no tray set)."""
+        if self.tray is None:
+            return True
+        return _point_in_polygon(float(point[0]), float(point[1]), self.tray)
+
+
+def default_profile() -> Profile:
+    """The profile used without calibration: whole frame, generic colours, no Event die."""
+    return Profile()
+
+
+# ---------------------------------------------------------------- save / load
+
+def save_profile(profile: Profile, path: str | os.PathLike[str]) -> Path:
+    """Write `profile` to the folder `path` (created or replaced whole); returns the folder.
+
+    Written to a temporary sibling first, so a failure never leaves half a profile.
+    """
+    dest = Path(path)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    try:
+        doc = _to_json(profile, tmp)
+        (tmp / PROFILE_FILE).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+        if dest.exists():
+            old = dest.with_name(f".{dest.name}.old")
+            shutil.rmtree(old, ignore_errors=True)
+            dest.rename(old)
+            tmp.rename(dest)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            tmp.rename(dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return dest
+
+
+def load_profile(path: str | os.PathLike[str]) -> Profile:
+    """Read a profile folder (or its profile.json). Raises ProfileError naming file and field."""
+    p = Path(path)
+    folder = p.parent if p.name == PROFILE_FILE or p.is_file() else p
+    file = folder / PROFILE_FILE
+    if not file.is_file():
+        raise ProfileError(f"{file}: no such profile file")
+    try:
+        doc = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ProfileError(f"{file}: not a readable JSON file ({exc})") from None
+    try:
+        return _from_json(doc, folder)
+    except _FieldError as exc:
+        raise ProfileError(f"{file}: field '{exc.field}': {exc.problem}") from None
+    except ProfileError as exc:
+        raise ProfileError(f"{file}: {exc}") from None
+
+
+class _FieldError(Exception):
+    def __init__(self, field_name: str, problem: str) -> None:
+        super().__init__(f"{field_name}: {problem}")
+        self.field = field_name
+        self.problem = problem
+
+
+def _to_json(profile: Profile, folder: Path) -> dict[str, Any]:
+    event = None
+    if profile.event is not None:
+        (folder / TEMPLATE_DIR).mkdir()
+        files = []
+        for i, t in enumerate(profile.event.templates):
+            rel = f"{TEMPLATE_DIR}/{t.face}_{i:02d}.png"
+            _write_png(folder / rel, t.image)
+            files.append({"face": t.face, "file": rel})
+        event = {"body": _color_json(profile.event.body), "templates": files}
+    cam = profile.camera
+    return {
+        "version": profile.version,
+        "tray": None if profile.tray is None else [[float(x), float(y)] for x, y in profile.tray],
+        "rotation": profile.rotation,
+        "colors": {name: _color_json(m) for name, m in profile.colors.items()},
+        "event": event,
+        "leds": [{"index": led.index, "x": led.x, "y": led.y} for led in profile.leds],
+        "camera": {"exposure_us": cam.exposure_us, "analogue_gain": cam.analogue_gain,
+                   "awb_gains": None if cam.awb_gains is None else list(cam.awb_gains)},
+    }
+
+
+def _color_json(m: ColorModel) -> dict[str, Any]:
+    return {"mean": list(m.mean), "cov": [list(r) for r in m.cov]}
+
+
+def _from_json(doc: Any, folder: Path) -> Profile:
+    if not isinstance(doc, dict):
+        raise _FieldError("(top level)", "must be a JSON object")
+    version = doc.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise _FieldError("version", f"must be an integer, got {version!r}")
+    if version > PROFILE_VERSION:
+        raise _FieldError("version", f"profile version {version} was made by a newer program "
+                                     f"(this one reads version {PROFILE_VERSION}); update it")
+    if version < 1:
+        raise _FieldError("version", f"must be at least 1, got {version}")
+    known = {"version", "tray", "rotation", "colors", "event", "leds", "camera"}
+    unknown = sorted(set(doc) - known)
+    if unknown:
+        raise _FieldError(unknown[0], "unknown field (misspelt?)")
+    rotation = doc.get("rotation", 0)
+    if rotation not in ROTATIONS or isinstance(rotation, bool):
+        raise _FieldError("rotation", f"must be 0, 90, 180 or 270, got {rotation!r}")
+    return Profile(
+        version=PROFILE_VERSION,
+        tray=_parse_tray(doc.get("tray")),
+        rotation=int(rotation),
+        colors=_parse_colors(doc.get("colors", {})),
+        event=_parse_event(doc.get("event"), folder),
+        leds=_parse_leds(doc.get("leds", [])),
+        camera=_parse_camera(doc.get("camera", {})),
+    )
+
+
+def _parse_tray(raw: Any) -> tuple[tuple[float, float], ...] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or len(raw) < 3:
+        raise _FieldError("tray", "must be null or a list of at least 3 [x, y] points")
+    pts = []
+    for i, pt in enumerate(raw):
+        if not isinstance(pt, list) or len(pt) != 2 or not all(_is_num(v) for v in pt):
+            raise _FieldError(f"tray[{i}]", f"must be [x, y] numbers, got {pt!r}")
+        pts.append((float(pt[0]), float(pt[1])))
+    return tuple(pts)
+
+
+def _parse_colors(raw: Any) -> dict[str, ColorModel]:
+    if not isinstance(raw, dict):
+        raise _FieldError("colors", "must be an object {name: {mean, cov}}")
+    out = {}
+    for name, m in raw.items():
+        if not name or len(name) > MAX_NAME:
+            raise _FieldError(f"colors.{name}", f"name must be 1-{MAX_NAME} characters")
+        out[name] = _parse_color(m, f"colors.{name}")
+    return out
+
+
+def _parse_color(raw: Any, where: str) -> ColorModel:
+    if not isinstance(raw, dict):
+        raise _FieldError(where, "must be an object with 'mean' and 'cov'")
+    mean = raw.get("mean")
+    if not isinstance(mean, list) or len(mean) != 3 or not all(_is_num(v) for v in mean):
+        raise _FieldError(f"{where}.mean", f"must be 3 numbers (Lab), got {mean!r}")
+    cov = raw.get("cov")
+    if not isinstance(cov, list) or len(cov) != 3 or not all(
+            isinstance(r, list) and len(r) == 3 and all(_is_num(v) for v in r) for r in cov):
+        raise _FieldError(f"{where}.cov", "must be a 3x3 list of numbers")
+    return ColorModel(tuple(float(v) for v in mean), tuple(tuple(float(v) for v in r) for r in cov))
+
+
+def _parse_event(raw: Any, folder: Path) -> EventDie | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise _FieldError("event", "must be null or an object with 'body' and 'templates'")
+    body = _parse_color(raw.get("body"), "event.body")
+    items = raw.get("templates")
+    if not isinstance(items, list) or not items:
+        raise _FieldError("event.templates", "must be a non-empty list of {face, file}")
+    templates = []
+    for i, item in enumerate(items):
+        where = f"event.templates[{i}]"
+        if not isinstance(item, dict) or item.get("face") not in EVENT_FACES:
+            raise _FieldError(f"{where}.face", f"must be one of {', '.join(EVENT_FACES)}")
+        rel = item.get("file")
+        if not isinstance(rel, str) or Path(rel).is_absolute() or ".." in Path(rel).parts:
+            raise _FieldError(f"{where}.file", f"must be a relative path inside the profile "
+                                               f"folder, got {rel!r}")
+        image = _read_png(folder / rel)
+        if image is None:
+            raise _FieldError(f"{where}.file", f"cannot read image {folder / rel}")
+        templates.append(FaceTemplate(item["face"], image))
+    try:
+        return EventDie(body, tuple(templates))
+    except ProfileError as exc:
+        raise _FieldError("event.templates", str(exc)) from None
+
+
+def _parse_leds(raw: Any) -> tuple[LedPosition, ...]:
+    if not isinstance(raw, list):
+        raise _FieldError("leds", "must be a list of {index, x, y}")
+    out = []
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict) or not isinstance(item.get("index"), int) \
+                or not _is_num(item.get("x")) or not _is_num(item.get("y")) or item["index"] < 0:
+            raise _FieldError(f"leds[{i}]", f"must be {{index >= 0, x, y}}, got {item!r}")
+        out.append(LedPosition(item["index"], float(item["x"]), float(item["y"])))
+    if len({led.index for led in out}) != len(out):
+        raise _FieldError("leds", "the same LED index appears twice")
+    return tuple(out)
+
+
+def _parse_camera(raw: Any) -> CameraSettings:
+    if not isinstance(raw, dict):
+        raise _FieldError("camera", "must be an object")
+    exp, gain, awb = raw.get("exposure_us"), raw.get("analogue_gain"), raw.get("awb_gains")
+    if exp is not None and (not isinstance(exp, int) or isinstance(exp, bool) or exp <= 0):
+        raise _FieldError("camera.exposure_us", f"must be a positive integer or null, got {exp!r}")
+    if gain is not None and (not _is_num(gain) or gain <= 0):
+        raise _FieldError("camera.analogue_gain", f"must be a positive number or null, got {gain!r}")
+    if awb is not None and (not isinstance(awb, list) or len(awb) != 2
+                            or not all(_is_num(v) and v > 0 for v in awb)):
+        raise _FieldError("camera.awb_gains", f"must be [red, blue] positive numbers or null, "
+                                              f"got {awb!r}")
+    return CameraSettings(exp, None if gain is None else float(gain),
+                          None if awb is None else (float(awb[0]), float(awb[1])))
+
+
+# ---------------------------------------------------------------- small helpers
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _check_vector(v: Sequence[float], n: int, what: str) -> None:
+    if len(v) != n or not all(_is_num(x) for x in v):
+        raise ProfileError(f"{what} must be {n} finite numbers, got {v!r}")
+
+
+def _check_name(name: str) -> None:
+    if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
+        raise ProfileError(f"colour name must be 1-{MAX_NAME} characters, got {name!r}")
+
+
+def _point_in_polygon(x: float, y: float, poly: Sequence[tuple[float, float]]) -> bool:
+    inside = False
+    n = len(poly)
+    for i in range(n):
+        x1, y1 = poly[i]
+        x2, y2 = poly[(i + 1) % n]
+        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
+            inside = not inside
+    return inside
+
+
+def _write_png(path: Path, image: np.ndarray) -> None:
+    import cv2
+
+    ok, buf = cv2.imencode(".png", image)
+    if not ok:
+        raise ProfileError(f"{path}: could not encode the template image")
+    path.write_bytes(buf.tobytes())
+
+
+def _read_png(path: Path) -> np.ndarray | None:
+    import cv2
+
+    try:
+        data = np.frombuffer(path.read_bytes(), dtype=np.uint8)
+    except OSError:
+        return None
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    return img if img is not None and img.size else None

@@ -1,0 +1,119 @@
+"""Calibration procedures and `dragon-farkle calibrate` on synthetic frames (files made here)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.procedures import (
+    CalibrationError,
+    build_profile,
+    learn_color,
+    learn_event,
+    learn_tray,
+    segment_dice,
+)
+from calibration.profile import load_profile
+from companion.cli import main
+from vision.color import die_color
+from vision.event import event_face
+from vision.synthetic import SynthDie, procedural_background, random_event_frame, render_frame
+
+FACES = ("blank", "dragon", "rally")
+
+
+def _tray_frame(tall: bool = False) -> np.ndarray:
+    frame = np.full((480, 640, 3), (40, 60, 90), np.uint8)  # dark desk
+    x0, y0, x1, y1 = (220, 40, 420, 440) if tall else (80, 60, 560, 420)
+    frame[y0:y1, x0:x1] = (200, 205, 210)  # light tray floor
+    dice = [SynthDie(2, ((x0 + x1) / 2, (y0 + y1) / 2), 40, 30, (40, 40, 200), (240, 240, 240))]
+    out, _ = render_frame(dice, background=frame, rng=np.random.default_rng(0))
+    return out
+
+
+def _player_frame(bgr: tuple[int, int, int], seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    dice = [SynthDie(k + 1, (90 + 90 * k, 240 + 40 * (k % 2)), 44, 17.0 * k, bgr, (240, 240, 240))
+            for k in range(6)]
+    return render_frame(dice, background=procedural_background((480, 640), rng), rng=rng)[0]
+
+
+def test_learn_tray_finds_the_floor_and_turns_a_tall_tray() -> None:
+    polygon, rotation = learn_tray(_tray_frame())
+    xs, ys = [p[0] for p in polygon], [p[1] for p in polygon]
+    assert rotation == 0
+    assert abs(min(xs) - 80) < 12 and abs(max(xs) - 560) < 12
+    assert abs(min(ys) - 60) < 12 and abs(max(ys) - 420) < 12
+    assert learn_tray(_tray_frame(tall=True))[1] == 90
+
+
+def test_learn_tray_whole_frame_and_failure() -> None:
+    assert learn_tray(np.full((240, 320, 3), 200, np.uint8))[0] is None
+    stripes = np.zeros((240, 320, 3), np.uint8)
+    stripes[:, ::2] = 255
+    stripes[120:, :] = (0, 0, 255)
+    stripes[:120, :] = 0
+    stripes[100:140, 150:170] = (255, 0, 0)
+    with pytest.raises(CalibrationError, match="tray"):
+        learn_tray(stripes)
+
+
+def test_learn_color_finds_six_dice_and_tells_players_apart() -> None:
+    red, blue = _player_frame((40, 40, 200), 1), _player_frame((200, 90, 30), 2)
+    assert len(segment_dice(red)) == 6
+    profile = build_profile(players={"Ann": red, "Bo": blue})
+    test_red, test_blue = _player_frame((45, 45, 190), 3), _player_frame((190, 95, 35), 4)
+    for frame, name in ((test_red, "Ann"), (test_blue, "Bo")):
+        for box in segment_dice(frame):
+            got, conf = die_color(frame, box, profile=profile)
+            assert got == name and conf > 0.5
+
+
+def test_learn_color_without_dice_says_what_to_do() -> None:
+    with pytest.raises(CalibrationError, match="no dice found"):
+        learn_color(np.full((240, 320, 3), 128, np.uint8))
+    with pytest.raises(CalibrationError, match="player 'Ann'"):
+        build_profile(players={"Ann": np.full((240, 320, 3), 128, np.uint8)})
+
+
+def test_learn_event_needs_every_face() -> None:
+    rng = np.random.default_rng(0)
+    frame, _ = random_event_frame("blank", rng, background=procedural_background((240, 320), rng))
+    with pytest.raises(CalibrationError, match="missing: dragon, rally"):
+        learn_event({"blank": [frame]})
+    with pytest.raises(CalibrationError, match="unknown Event-die face"):
+        learn_event({"blank": [frame], "dragon": [frame], "rally": [frame], "skull": [frame]})
+
+
+def test_cli_calibrate_from_files_then_read_back(tmp_path: Path, capsys) -> None:
+    rng = np.random.default_rng(5)
+    files: dict[str, list[str]] = {}
+    for face in FACES:
+        for i in range(2):
+            frame, _ = random_event_frame(face, rng, background=procedural_background((360, 480), rng))
+            path = tmp_path / f"{face}{i}.png"
+            cv2.imwrite(str(path), frame)
+            files.setdefault(face, []).append(str(path))
+    cv2.imwrite(str(tmp_path / "tray.png"), _tray_frame())
+    cv2.imwrite(str(tmp_path / "ann.png"), _player_frame((40, 40, 200), 1))
+    args = ["calibrate", "--tray", str(tmp_path / "tray.png"), "--player", f"Ann={tmp_path / 'ann.png'}",
+            "--out", str(tmp_path / "prof")]
+    for face in FACES:
+        args += ["--event-face", f"{face}={','.join(files[face])}"]
+    assert main(args) == 0
+    assert "wrote" in capsys.readouterr().out
+    profile = load_profile(tmp_path / "prof")
+    assert list(profile.colors) == ["Ann"] and profile.tray is not None and profile.event
+    frame, box = random_event_frame("rally", rng, background=procedural_background((360, 480), rng))
+    assert event_face(frame, box, profile=profile)[0] == "rally"
+
+
+def test_cli_calibrate_bad_input_writes_nothing(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "prof"
+    assert main(["calibrate", "--player", f"Ann={tmp_path / 'none.png'}", "--out", str(out)]) == 2
+    assert "cannot read image" in capsys.readouterr().err
+    assert main(["calibrate", "--event-face", "skull=a.png", "--out", str(out)]) == 2
+    assert "blank, dragon or rally" in capsys.readouterr().err
+    assert not out.exists()

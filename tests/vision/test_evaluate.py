@@ -1,0 +1,28 @@
+"""Matching readings to labels (grown boxes) and the benchmark's tallies."""
+from __future__ import annotations
+
+from vision.evaluate import match, score
+from vision.types import Die
+
+
+def die(x, y, value=1, conf=0.95):
+    return Die("soldier", value, (x, y), (x - 5, y - 5, 10, 10), conf)
+
+
+def test_centre_must_lie_in_box_grown_by_half():
+    labels = [{"value": 1, "bbox": [100, 100, 10, 10]}]  # centre 105, grown half-width 7.5
+    assert match([die(112, 105)], labels) == [(0, 0)]
+    assert match([die(113, 105)], labels) == []
+
+
+def test_each_label_takes_the_nearest_die_once():
+    labels = [{"value": 2, "bbox": [0, 0, 40, 40]}, {"value": 3, "bbox": [30, 0, 40, 40]}]
+    dice = [die(21, 20, 2), die(49, 20, 3), die(50, 21, 3)]
+    t = score(dice, labels)
+    assert (t.correct, t.missed, t.false, t.wrong) == (2, 0, 1, 0)
+
+
+def test_wrong_confident_counts_only_high_confidence():
+    labels = [{"value": 4, "bbox": [0, 0, 40, 40]}, {"value": 5, "bbox": [100, 0, 40, 40]}]
+    t = score([die(20, 20, 6, 0.95), die(120, 20, 6, 0.4)], labels)
+    assert (t.wrong, t.wrong_confident, t.unsure) == (2, 1, 1)

@@ -1,0 +1,75 @@
+"""Frame warnings on darkened, glaring and hand-in-tray frames, and none on good ones."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+import vision
+from calibration.profile import Profile
+from vision.quality import frame_warnings
+from vision.synthetic import SynthDie, render_frame
+
+SAMPLES = Path(vision.__file__).resolve().parent / "samples"
+
+
+def _scene(seed: int = 0) -> tuple[np.ndarray, list]:
+    rng = np.random.default_rng(seed)
+    bg = np.full((480, 640, 3), 180, np.uint8)
+    dice = [SynthDie(4, (200 + 90 * i, 240), 44, 20 * i, (40, 40, 200), (240, 240, 240))
+            for i in range(3)]
+    return render_frame(dice, background=bg, rng=rng)
+
+
+def _codes(frame, boxes, profile=None) -> list[str]:
+    return [w.code for w in frame_warnings(frame, boxes, profile=profile)]
+
+
+def test_good_synthetic_and_real_frames_have_no_warnings() -> None:
+    frame, boxes = _scene()
+    assert _codes(frame, boxes) == []
+    for folder in SAMPLES.iterdir():
+        manifest = json.loads((folder / "manifest.json").read_text())
+        for entry in manifest["images"]:
+            img = cv2.imread(str(folder / entry["file"]))
+            boxes = [(x - w, y - h, 3 * w, 3 * h) for x, y, w, h in
+                     (d["bbox"] for d in entry["dice"])]
+            assert _codes(img, boxes) == [], entry["file"]
+
+
+def test_dark_frame() -> None:
+    frame, boxes = _scene()
+    warnings = frame_warnings((frame * 0.2).astype(np.uint8), boxes)
+    assert [w.code for w in warnings] == ["dark"]
+    assert "light" in warnings[0].message
+
+
+def test_glare_on_a_die() -> None:
+    frame, boxes = _scene()
+    x, y, w, h = boxes[1]
+    cv2.circle(frame, (x + w // 2, y + h // 2), w // 3, (255, 255, 255), -1)
+    warnings = frame_warnings(frame, boxes)
+    assert [w.code for w in warnings] == ["glare"] and warnings[0].box == tuple(boxes[1])
+
+
+def test_hand_in_the_tray() -> None:
+    frame, boxes = _scene()
+    cv2.ellipse(frame, (520, 380), (110, 70), 30, 0, 360, (120, 155, 205), -1)
+    assert _codes(frame, boxes) == ["hand"]
+
+
+def test_object_in_a_calibrated_tray() -> None:
+    frame, boxes = _scene()
+    cv2.rectangle(frame, (420, 320), (600, 460), (140, 60, 20), -1)  # a blue phone case
+    tray = Profile(tray=((0, 0), (640, 0), (640, 480), (0, 480)))
+    assert _codes(frame, boxes, tray) == ["object"]
+    assert _codes(frame, boxes) == []  # uncalibrated: only skin-coloured blobs count
+
+
+def test_frame_is_not_changed() -> None:
+    frame, boxes = _scene(1)
+    before = frame.copy()
+    frame_warnings(frame, boxes)
+    assert np.array_equal(before, frame)

@@ -1,0 +1,78 @@
+"""Scoring readings against labelled photos (used by the accuracy benchmark and training).
+
+A reported die matches a label when its centre lies inside the label box grown by
+half its size (matteop65 boxes surround only the top face's pips, so box overlap
+would be meaningless); each label takes the nearest such die.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.types import Die
+
+GROW = 0.5  # label box grown by half its size (centred) for matching
+
+
+@dataclass
+class Tally:
+    """Counts over a set of photos."""
+
+    labelled: int = 0
+    correct: int = 0
+    missed: int = 0
+    false: int = 0
+    wrong: int = 0
+    wrong_confident: int = 0  # wrong face with confidence >= 0.9
+    unsure: int = 0  # matched dice reported with confidence < 0.5
+    images: int = 0
+    ms: list[float] = field(default_factory=list)
+    cpu_ms: list[float] = field(default_factory=list)
+
+    def add(self, other: Tally) -> None:
+        for k in ("labelled", "correct", "missed", "false", "wrong", "wrong_confident",
+                  "unsure", "images"):
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+        self.ms.extend(other.ms)
+        self.cpu_ms.extend(other.cpu_ms)
+
+
+def match(dice: list[Die] | tuple[Die, ...], labels: list[dict]) -> list[tuple[int, int]]:
+    """Pairs (label index, die index), one die per label and one label per die."""
+    pairs = []
+    for li, lab in enumerate(labels):
+        x, y, w, h = lab["bbox"]
+        cx, cy = x + w / 2, y + h / 2
+        gw, gh = w * (1 + GROW) / 2, h * (1 + GROW) / 2
+        for di, d in enumerate(dice):
+            if abs(d.center[0] - cx) <= gw and abs(d.center[1] - cy) <= gh:
+                pairs.append((float(np.hypot(d.center[0] - cx, d.center[1] - cy)), li, di))
+    used_l: set[int] = set()
+    used_d: set[int] = set()
+    out = []
+    for _, li, di in sorted(pairs):
+        if li not in used_l and di not in used_d:
+            used_l.add(li)
+            used_d.add(di)
+            out.append((li, di))
+    return out
+
+
+def score(dice: list[Die] | tuple[Die, ...], labels: list[dict]) -> Tally:
+    """Tally of one photo's reading against its labels."""
+    t = Tally(labelled=len(labels), images=1)
+    pairs = match(dice, labels)
+    t.missed = len(labels) - len(pairs)
+    t.false = len(dice) - len(pairs)
+    for li, di in pairs:
+        d = dice[di]
+        if d.kind == "soldier" and d.value == labels[li]["value"]:
+            t.correct += 1
+        else:
+            t.wrong += 1
+            if d.confidence >= 0.9:
+                t.wrong_confident += 1
+        if d.confidence < 0.5:
+            t.unsure += 1
+    return t

@@ -1,0 +1,106 @@
+"""Reading the upward face of each found die with a small CNN (OpenCV DNN).
+
+Each candidate is cut from the full-resolution frame (1.5 x its face side, so the
+whole face and a little surrounding), shrunk to 32x32 and classified, together with
+the same crop turned a quarter turn (a die face reads the same either way): classes
+are the faces 1-6, "a face without pips" (blank / symbol: the Event die) and "not a
+die". Confidence is the temperature-calibrated softmax of the averaged views, capped
+when the two views disagree, so an unsure read is reported as unsure.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.models import load_meta, load_net, model_dir
+
+CROP = 32
+CROP_SCALE = 1.5
+NO_PIPS = 6  # class index of a face without pips
+NOT_DIE = 7  # class index of "not a die"
+DISAGREE_CAP = 0.5  # confidence ceiling when the two views read different faces
+
+
+def face_matrix(center: tuple[float, float], side: float, *, angle: float = 0.0,
+                flip: bool = False, size: int = CROP) -> np.ndarray:
+    """2x3 affine: the square of `side` px around `center` (turned by `angle` degrees,
+    optionally mirrored) onto a size x size crop."""
+    cx, cy = center
+    m = np.vstack([cv2.getRotationMatrix2D((cx, cy), angle, size / side), [0, 0, 1]])
+    if flip:
+        m = m @ np.array([[-1, 0, 2 * cx], [0, 1, 0], [0, 0, 1]], np.float64)
+    m[:2, 2] += np.array([size / 2 - cx, size / 2 - cy])
+    return m[:2]
+
+
+def face_crop(frame: np.ndarray, center: tuple[float, float], side: float, *,
+              angle: float = 0.0, flip: bool = False, size: int = CROP) -> np.ndarray:
+    """The size x size BGR crop of the square of `side` frame pixels around `center`."""
+    m = face_matrix(center, side, angle=angle, flip=flip, size=size)
+    return cv2.warpAffine(frame, m, (size, size), flags=cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+@dataclass(frozen=True)
+class FaceRead:
+    """One candidate's classification.
+
+    label: 1-6 (pips), "nopips" (a die face without pips) or "none" (not a die).
+    confidence: calibrated probability of `label`.
+    probs: the 8 class probabilities (faces 1-6, no pips, not a die).
+    agree: whether the two views had the same top class.
+    """
+
+    label: int | str
+    confidence: float
+    probs: tuple[float, ...]
+    agree: bool
+
+    @property
+    def die_probability(self) -> float:
+        return 1.0 - self.probs[NOT_DIE]
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+class FaceReader:
+    """Batched face classification of all candidates of a frame in one forward pass."""
+
+    def __init__(self, folder: str | Path | None = None) -> None:
+        folder = Path(folder or model_dir())
+        self.path = str(folder / "faces.onnx")
+        self.temperature = float(load_meta(str(folder / "faces.json")).get("temperature", 1.0))
+
+    def logits(self, frame: np.ndarray, centers: list[tuple[float, float]],
+               sides: list[float]) -> np.ndarray:
+        """(2, n, 8) logits: each crop as is and turned 90 degrees."""
+        crops = [face_crop(frame, c, s * CROP_SCALE) for c, s in zip(centers, sides)]
+        crops += [cv2.rotate(c, cv2.ROTATE_90_CLOCKWISE) for c in crops]
+        blob = cv2.dnn.blobFromImages(crops, 1 / 255.0, (CROP, CROP), (127.5, 127.5, 127.5),
+                                      swapRB=False, crop=False)
+        net = load_net(self.path)
+        net.setInput(blob)
+        return net.forward().reshape(2, len(centers), -1)
+
+    def read(self, frame: np.ndarray, centers: list[tuple[float, float]],
+             sides: list[float]) -> list[FaceRead]:
+        if not centers:
+            return []
+        z = self.logits(frame, centers, sides)
+        p = _softmax(z.mean(axis=0) / self.temperature)
+        views = z.argmax(axis=-1)
+        out = []
+        for i, probs in enumerate(p):
+            k = int(probs.argmax())
+            agree = bool(views[0, i] == views[1, i])
+            conf = float(probs[k]) if agree else min(float(probs[k]), DISAGREE_CAP)
+            label: int | str = k + 1 if k < 6 else ("nopips" if k == NO_PIPS else "none")
+            out.append(FaceRead(label, conf, tuple(float(v) for v in probs), agree))
+        return out

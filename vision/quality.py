@@ -1,0 +1,131 @@
+"""Frame warnings: what the players should fix so the dice can be read (dark, glare, a hand).
+
+Each check works on a small copy of the frame (long side 160 px) inside the tray, with
+the dice boxes left out where they would confuse it. Messages are one sentence saying
+what to do; codes are stable names for the web page and the LEDs.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from calibration.profile import Profile
+from vision.types import DiceWarning
+
+SMALL = 160
+DARK_MEAN = 45  # grey level (0-255) of the tray below which the frame is too dark
+DARK_BRIGHT = 70  # ... or when even the brightest tenth is below this
+GLARE_LEVEL = 250
+GLARE_SHARE = 0.004  # share of tray pixels blown out
+GLARE_ON_DIE = 0.15  # share of a die's box blown out
+OBJECT_DISTANCE = 28.0  # Lab distance from the tray colour counted as "something there"
+OBJECT_SHARE = 0.06  # a single blob this share of the tray (not a die) is a hand or object
+
+MESSAGES = {
+    "dark": "Too dark to read the dice: turn on a light over the tray.",
+    "glare": "Glare on the dice: move the light or the tray so it does not shine into the camera.",
+    "hand": "A hand is in the tray: take it out so the dice can be read.",
+    "object": "Something other than dice is in the tray: take it out so the dice can be read.",
+}
+
+Box = Sequence[float]
+
+
+def frame_warnings(frame: np.ndarray, boxes: Sequence[Box] = (), *,
+                   profile: Profile | None = None) -> list[DiceWarning]:
+    """Warnings for `frame` (BGR uint8 H x W x 3) given the dice boxes (x, y, w, h) found in it."""
+    h, w = frame.shape[:2]
+    f = SMALL / max(h, w)
+    small = cv2.resize(frame, (max(1, round(w * f)), max(1, round(h * f))),
+                       interpolation=cv2.INTER_AREA)
+    tray = _tray_mask(small.shape[:2], f, profile)
+    dice = _boxes_mask(small.shape[:2], f, boxes, grow=1.3)
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    out: list[DiceWarning] = []
+    if _too_dark(grey, tray):
+        return [DiceWarning("dark", MESSAGES["dark"])]  # the other checks mean nothing then
+    glare = _glare(grey, tray, boxes, f)
+    if glare is not None:
+        out.append(glare)
+    blob = _foreign_object(small, tray & ~dice, f, calibrated=profile is not None
+                           and profile.tray is not None)
+    if blob is not None:
+        out.append(blob)
+    return out
+
+
+def _tray_mask(shape: tuple[int, int], f: float, profile: Profile | None) -> np.ndarray:
+    if profile is None or profile.tray is None:
+        return np.ones(shape, bool)
+    mask = np.zeros(shape, np.uint8)
+    cv2.fillPoly(mask, [np.round(np.array(profile.tray) * f).astype(np.int32)], 1)
+    return mask.astype(bool)
+
+
+def _boxes_mask(shape: tuple[int, int], f: float, boxes: Sequence[Box], *, grow: float
+                ) -> np.ndarray:
+    mask = np.zeros(shape, bool)
+    for x, y, bw, bh in boxes:
+        cx, cy = (x + bw / 2) * f, (y + bh / 2) * f
+        hw, hh = bw * f * grow / 2, bh * f * grow / 2
+        mask[max(0, int(cy - hh)):max(0, int(np.ceil(cy + hh))),
+             max(0, int(cx - hw)):max(0, int(np.ceil(cx + hw)))] = True
+    return mask
+
+
+def _too_dark(grey: np.ndarray, tray: np.ndarray) -> bool:
+    px = grey[tray]
+    return bool(len(px)) and (px.mean() < DARK_MEAN or np.percentile(px, 90) < DARK_BRIGHT)
+
+
+def _glare(grey: np.ndarray, tray: np.ndarray, boxes: Sequence[Box], f: float
+           ) -> DiceWarning | None:
+    blown = (grey >= GLARE_LEVEL) & tray
+    for box in boxes:
+        one = _boxes_mask(grey.shape, f, [box], grow=1.0)
+        if one.any() and np.count_nonzero(blown & one) / np.count_nonzero(one) >= GLARE_ON_DIE:
+            return DiceWarning("glare", MESSAGES["glare"], box=tuple(box))  # type: ignore[arg-type]
+    if np.count_nonzero(blown) / max(1, np.count_nonzero(tray)) >= GLARE_SHARE:
+        ys, xs = np.nonzero(blown)
+        bx = (xs.min() / f, ys.min() / f, (xs.max() - xs.min() + 1) / f, (ys.max() - ys.min() + 1) / f)
+        return DiceWarning("glare", MESSAGES["glare"], box=bx)
+    return None
+
+
+def _foreign_object(small: np.ndarray, free: np.ndarray, f: float, *, calibrated: bool
+                    ) -> DiceWarning | None:
+    """A big blob unlike the tray (its median colour) outside the dice: a hand or an object.
+
+    Without a calibrated tray the frame shows table edges and walls too, so only a
+    skin-coloured blob on a surface that is not itself skin-coloured counts (a hand).
+    """
+    if np.count_nonzero(free) < 100:
+        return None
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    ref = np.median(lab[free], axis=0)
+    dist = np.sqrt(((lab - ref) ** 2).sum(axis=2))
+    fg = ((dist > OBJECT_DISTANCE) & free).astype(np.uint8)
+    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(fg)
+    if n < 2:
+        return None
+    big = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    area = stats[big, cv2.CC_STAT_AREA]
+    if area < OBJECT_SHARE * np.count_nonzero(free):
+        return None
+    x, y, w, h = (stats[big, i] for i in range(4))
+    skin = _skin_share(small[labels == big])
+    if not calibrated and (skin < 0.6 or _skin_share(small[free & (labels != big)]) > 0.25):
+        return None
+    code = "hand" if skin >= 0.5 else "object"
+    return DiceWarning(code, MESSAGES[code], box=(x / f, y / f, w / f, h / f))
+
+
+def _skin_share(bgr: np.ndarray) -> float:
+    """Share of pixels (N, 3) in a common skin range of YCrCb (any skin tone, lit normally)."""
+    ycc = cv2.cvtColor(bgr.reshape(-1, 1, 3), cv2.COLOR_BGR2YCrCb).reshape(-1, 3)
+    skin = (ycc[:, 1] >= 135) & (ycc[:, 1] <= 180) & (ycc[:, 2] >= 80) & (ycc[:, 2] <= 135) \
+        & (ycc[:, 0] >= 40)
+    return float(skin.mean()) if len(skin) else 0.0

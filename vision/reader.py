@@ -1,0 +1,159 @@
+"""read_dice: from one camera frame to every die's kind, face, colour and confidence.
+
+Stages: turn the frame upright (profile rotation) -> find candidates (vision.detect)
+-> read each face (vision.faces, one batched forward pass) -> drop what is not a die
+or lies outside the tray -> Event die, colour and frame warnings from the calibration
+helpers -> warnings the detection itself can tell (touching dice, unreadable dice).
+Centres and boxes are reported in the pixels of the frame as given (before rotation),
+the same coordinates as the profile's tray polygon and LED positions.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.color import die_color
+from vision.detect import Candidate, DieDetector
+from vision.faces import FaceRead, FaceReader
+from vision.models import model_dir
+from vision.types import EVENT, SOLDIER, DiceWarning, Die, Reading
+
+try:
+    from vision.event import event_face
+except ImportError:  # the calib branch's Event-die reader is not merged yet: no Event die
+    def event_face(frame: np.ndarray, box: Any, *, profile: Any) -> tuple[str, float] | None:
+        return None
+
+try:
+    from vision.quality import frame_warnings
+except ImportError:  # the calib branch's frame checks are not merged yet: none reported
+    def frame_warnings(frame: np.ndarray, boxes: Any, *, profile: Any) -> list[DiceWarning]:
+        return []
+
+DIE_PROBABILITY = 0.5  # below this (classifier's 1 - P(not a die)) a candidate is dropped
+UNSURE = 0.5  # a die read below this confidence gets an "unreadable" warning
+TOUCHING = 0.85  # centres closer than this many face sides: the dice touch
+_ROTATE = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
+
+
+class FrameError(ValueError):
+    """The frame is not a picture the reader can use (wrong type, shape or empty)."""
+
+
+def _check_frame(frame: Any) -> np.ndarray:
+    if not isinstance(frame, np.ndarray):
+        raise FrameError(f"a frame must be an image array, not {type(frame).__name__}")
+    if frame.ndim == 2:
+        frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    elif frame.ndim == 3 and frame.shape[2] == 4:
+        frame = cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
+    if frame.ndim != 3 or frame.shape[2] != 3:
+        raise FrameError(f"a frame must be a colour image (H, W, 3), got shape {frame.shape}")
+    if min(frame.shape[:2]) < 32:
+        raise FrameError(f"the frame is too small to hold dice: {frame.shape[1]}x{frame.shape[0]}")
+    if frame.dtype != np.uint8:
+        raise FrameError(f"a frame must hold 8-bit pixels, got {frame.dtype}")
+    return frame
+
+
+def _to_raw(points: np.ndarray, rotation: int, raw_shape: tuple[int, ...]) -> np.ndarray:
+    """Map (n, 2) points of the upright frame back to the raw frame's pixels."""
+    h, w = raw_shape[:2]
+    u, v = points[:, 0], points[:, 1]
+    if rotation == 90:  # upright = raw turned clockwise: raw (x, y) -> (h - 1 - y, x)
+        return np.stack([v, h - 1 - u], 1)
+    if rotation == 180:
+        return np.stack([w - 1 - u, h - 1 - v], 1)
+    if rotation == 270:
+        return np.stack([w - 1 - v, u], 1)
+    return points
+
+
+def _raw_geometry(c: Candidate, rotation: int, raw_shape: tuple[int, ...]
+                  ) -> tuple[tuple[float, float], tuple[int, int, int, int]]:
+    x, y, bw, bh = c.box
+    corners = np.array([[c.center[0], c.center[1]], [x, y], [x + bw, y + bh]], np.float64)
+    pts = _to_raw(corners, rotation, raw_shape)
+    lo, hi = pts[1:].min(axis=0), pts[1:].max(axis=0)
+    box = (round(float(lo[0])), round(float(lo[1])), round(float(hi[0] - lo[0])),
+           round(float(hi[1] - lo[1])))
+    return (float(pts[0, 0]), float(pts[0, 1])), box
+
+
+def _soldier_or_event(raw: np.ndarray, read: FaceRead, center: tuple[float, float],
+                      box: tuple[int, int, int, int], profile: Any) -> Die:
+    event = event_face(raw, box, profile=profile) if profile is not None else None
+    if event is not None:
+        face, conf = event
+        return Die(EVENT, face, center, box, float(np.clip(conf, 0, 1)))
+    if read.label == "nopips":  # no pips: the Event die, whose faces this profile cannot tell
+        return Die(EVENT, None, center, box, 0.0)
+    return Die(SOLDIER, read.label, center, box, read.confidence)
+
+
+def _touching(dice: list[Die], sides: list[float]) -> list[DiceWarning]:
+    out = []
+    for i in range(len(dice)):
+        for j in range(i + 1, len(dice)):
+            (xi, yi), (xj, yj) = dice[i].center, dice[j].center
+            if np.hypot(xi - xj, yi - yj) < TOUCHING * max(sides[i], sides[j]):
+                x0, y0 = min(dice[i].box[0], dice[j].box[0]), min(dice[i].box[1], dice[j].box[1])
+                x1 = max(dice[i].box[0] + dice[i].box[2], dice[j].box[0] + dice[j].box[2])
+                y1 = max(dice[i].box[1] + dice[i].box[3], dice[j].box[1] + dice[j].box[3])
+                out.append(DiceWarning("touching", "Two dice are touching: move them apart so "
+                                       "each can be read.", (x0, y0, x1 - x0, y1 - y0)))
+    return out
+
+
+def _unreadable(dice: list[Die]) -> list[DiceWarning]:
+    return [DiceWarning("cocked", "A die cannot be read (cocked on an edge or partly hidden): "
+                        "lay it flat or re-roll it.", d.box)
+            for d in dice if d.kind == SOLDIER and d.confidence < UNSURE]
+
+
+@lru_cache(maxsize=4)
+def _models(folder: str) -> tuple[DieDetector, FaceReader]:
+    return DieDetector(Path(folder) / "detector.onnx"), FaceReader(folder)
+
+
+def _default_profile() -> Any:
+    try:
+        from calibration.profile import default_profile
+    except ImportError:
+        return None
+    return default_profile()
+
+
+def read_dice(frame: np.ndarray, *, profile: Any = None) -> Reading:
+    """Read every die in a BGR uint8 frame (H, W, 3); the frame is not modified.
+
+    profile: a calibration.Profile (tray, rotation, colours, Event die) or None for the
+    default profile. Raises FrameError (a ValueError) when `frame` is not an image;
+    "no dice" and "not sure" are results (empty dice, low confidence), not errors.
+    """
+    raw = _check_frame(frame)
+    profile = _default_profile() if profile is None else profile
+    rotation = int(getattr(profile, "rotation", 0) or 0)
+    upright = cv2.rotate(raw, _ROTATE[rotation]) if rotation in _ROTATE else raw
+    detector, faces = _models(str(model_dir()))
+    cands = detector.detect(upright)
+    reads = faces.read(upright, [c.center for c in cands], [c.side for c in cands])
+    dice: list[Die] = []
+    sides: list[float] = []
+    for cand, read in zip(cands, reads):
+        if read.label == "none" or read.die_probability < DIE_PROBABILITY:
+            continue
+        center, box = _raw_geometry(cand, rotation, raw.shape)
+        if profile is not None and not profile.in_tray(center):
+            continue
+        die = _soldier_or_event(raw, read, center, box, profile)
+        color, _ = die_color(raw, box, profile=profile)
+        dice.append(Die(die.kind, die.value, die.center, die.box, die.confidence, color))
+        sides.append(cand.side)
+    warnings = _touching(dice, sides) + _unreadable(dice)
+    warnings += list(frame_warnings(raw, [d.box for d in dice], profile=profile))
+    return Reading(tuple(dice), tuple(warnings))

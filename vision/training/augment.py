@@ -1,0 +1,45 @@
+"""Random geometric and photometric changes for training samples (numpy + OpenCV)."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+
+def photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Hue rotation, saturation, brightness/contrast/gamma per channel, blur and noise."""
+    out = img
+    if rng.random() < 0.7:
+        hsv = cv2.cvtColor(out, cv2.COLOR_BGR2HSV)
+        i = np.arange(256)
+        hue = ((i + rng.integers(0, 180)) % 180).astype(np.uint8)
+        sat = np.clip(i * rng.uniform(0.6, 1.4), 0, 255).astype(np.uint8)
+        lut = np.stack([hue, sat, i.astype(np.uint8)], 1)[None]
+        out = cv2.cvtColor(cv2.LUT(hsv, lut), cv2.COLOR_HSV2BGR)
+    x = np.arange(256, dtype=np.float32)[:, None]
+    f = (x * rng.uniform(0.6, 1.4) + rng.uniform(-40, 40)) * rng.uniform(0.85, 1.15, 3)[None]
+    f = 255 * (np.clip(f, 0, 255) / 255) ** rng.uniform(0.7, 1.4)
+    out = cv2.LUT(out, f.astype(np.uint8)[None])
+    if rng.random() < 0.3:
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 1.3))
+    if rng.random() < 0.4:
+        noise = np.empty(out.shape, np.int16)
+        cv2.randn(noise, 0, float(rng.uniform(2, 8)))
+        out = np.clip(out.astype(np.int16) + noise, 0, 255).astype(np.uint8)
+    return out
+
+
+def affine(center: tuple[float, float], angle: float, scale: float, flip: bool,
+           out_center: tuple[float, float]) -> np.ndarray:
+    """2x3 matrix: rotate/scale (and optionally mirror) about `center`, moved to `out_center`."""
+    m = cv2.getRotationMatrix2D(center, angle, scale)
+    if flip:
+        m = np.array([[-1, 0, 2 * center[0]], [0, 1, 0]], np.float64)
+        m = np.vstack([cv2.getRotationMatrix2D(center, angle, scale), [0, 0, 1]]) @ np.vstack(
+            [m, [0, 0, 1]])
+        m = m[:2]
+    m[:, 2] += np.array(out_center) - np.array(center)
+    return m
+
+
+def transform_points(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    return pts @ m[:, :2].T + m[:, 2]

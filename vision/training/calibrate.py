@@ -1,0 +1,78 @@
+"""Fit the face classifier's softmax temperature on the validation photos.
+
+    python -m vision.training.calibrate --models DIR [--data ../shared/data/dice]
+
+Runs the reader's own detector and classifier (OpenCV DNN, as at play time) on the
+validation photos only; matched detections are labelled with their face, unmatched ones
+"not a die"; the temperature minimising the negative log-likelihood is written to
+DIR/faces.json. Needs no torch.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from vision.detect import DieDetector
+from vision.evaluate import match
+from vision.faces import NOT_DIE, FaceReader
+from vision.types import Die
+
+
+def collect(models: Path, data: Path) -> tuple[np.ndarray, np.ndarray]:
+    import cv2
+
+    from vision.training.data import SETS, is_validation
+
+    det, faces = DieDetector(models / "detector.onnx"), FaceReader(models)
+    zs, ys = [], []
+    for name in SETS:
+        manifest = json.loads((data / name / "manifest.json").read_text())
+        for e in manifest["images"]:
+            if not is_validation(name, e):
+                continue
+            image = cv2.imread(str(data / name / e["file"]))
+            cands = det.detect(image)
+            if not cands:
+                continue
+            z = faces.logits(image, [c.center for c in cands], [c.side for c in cands]).mean(0)
+            dice = [Die("soldier", None, c.center, c.box, 0.0) for c in cands]
+            target = np.full(len(cands), NOT_DIE)
+            for li, di in match(dice, e["dice"]):
+                target[di] = e["dice"][li]["value"] - 1
+            zs.append(z)
+            ys.append(target)
+    return np.concatenate(zs), np.concatenate(ys)
+
+
+def nll(z: np.ndarray, y: np.ndarray, t: float) -> float:
+    s = z / t
+    s = s - s.max(1, keepdims=True)
+    logp = s - np.log(np.exp(s).sum(1, keepdims=True))
+    return float(-logp[np.arange(len(y)), y].mean())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--models", type=Path, required=True)
+    ap.add_argument("--data", type=Path, default=Path("../shared/data/dice"))
+    args = ap.parse_args()
+    z, y = collect(args.models, args.data)
+    grid = np.exp(np.linspace(np.log(0.3), np.log(5), 200))
+    t = float(grid[np.argmin([nll(z, y, g) for g in grid])])
+    p = np.exp(z / t - (z / t).max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    pred, conf = p.argmax(1), p.max(1)
+    wrong = pred != y
+    print(f"{len(y)} detections ({(y != NOT_DIE).sum()} dice), temperature {t:.3f}, "
+          f"NLL {nll(z, y, 1.0):.4f} -> {nll(z, y, t):.4f}; wrong {wrong.sum()}, "
+          f"wrong with conf>=0.9 {(wrong & (conf >= 0.9)).sum()}")
+    (args.models / "faces.json").write_text(json.dumps(
+        {"temperature": round(t, 4), "fitted_on": "validation photos",
+         "detections": len(y)}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""Loading the labelled dice photographs and turning labels into training targets.
+
+Each label becomes (cx, cy, face, value): the centre of the die's upward face, an
+estimate of that face's side in pixels, and the pip count. The matteop65 boxes cover
+the pips of the top face only, so its face side is estimated from the pip span.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+SETS = ("byler-2019-12-08", "matteop65-train")
+VAL_FRACTION = 0.2  # of matteop65 images, chosen by a fixed hash of the file name
+PIP_SPAN = 0.75  # pip box side / face side for faces 2-6 (measured by eye on matteop65)
+
+
+@dataclass
+class Photo:
+    set: str
+    file: str
+    image: np.ndarray  # BGR full resolution
+    labels: np.ndarray  # (n, 4) float32: cx, cy, face side, value
+    val: bool
+
+
+def is_validation(set_name: str, entry: dict) -> bool:
+    """The fixed validation split: byler's own "test" images, 20% of matteop65 by hash."""
+    if entry.get("split") == "test":
+        return True
+    if set_name.startswith("matteop65"):
+        h = int(hashlib.sha1(entry["file"].encode()).hexdigest()[:8], 16)
+        return (h % 1000) < VAL_FRACTION * 1000
+    return False
+
+
+def _face_sides(set_name: str, dice: list[dict]) -> list[float]:
+    sides = [max(d["bbox"][2], d["bbox"][3]) for d in dice]
+    if not set_name.startswith("matteop65"):
+        return sides
+    est = [s / PIP_SPAN for s, d in zip(sides, dice) if d["value"] != 1]
+    if est:
+        face = float(np.median(est))
+    else:  # only ones: the box is either the pip or (sometimes) the whole face
+        face = float(np.median([s if s >= 25 else s * 3.5 for s in sides]))
+    return [face] * len(dice)
+
+
+def labels_of(set_name: str, entry: dict) -> np.ndarray:
+    dice = entry["dice"]
+    sides = _face_sides(set_name, dice)
+    rows = []
+    for d, side in zip(dice, sides):
+        x, y, w, h = d["bbox"]
+        rows.append((x + w / 2, y + h / 2, side, d["value"]))
+    return np.array(rows, np.float32).reshape(-1, 4)
+
+
+def load_set(root: Path, set_name: str) -> list[Photo]:
+    folder = root / set_name
+    manifest = json.loads((folder / "manifest.json").read_text())
+    photos = []
+    for entry in manifest["images"]:
+        image = cv2.imread(str(folder / entry["file"]))
+        if image is None:
+            raise ValueError(f"cannot read {folder / entry['file']}")
+        photos.append(Photo(set_name, entry["file"], image, labels_of(set_name, entry),
+                            is_validation(set_name, entry)))
+    return photos
+
+
+def load_all(root: Path) -> list[Photo]:
+    return [p for s in SETS if (root / s).is_dir() for p in load_set(root, s)]

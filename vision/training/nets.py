@@ -1,0 +1,46 @@
+"""The two small networks: a centre-heatmap die detector and a face classifier."""
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+FACE_CLASSES = 8  # 0-5 = faces 1-6, 6 = face without pips (Event die), 7 = not a die
+
+
+def _block(cin: int, cout: int, stride: int = 1, dil: int = 1) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, stride, padding=dil, dilation=dil, bias=False),
+        nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+class Detector(nn.Module):
+    """Input (N,3,H,W) scaled to 0..1 minus 0.5, H,W multiples of 4; output (N,4,H/4,W/4):
+    centre logit, log(face side / 16 input px), x and y offset of the centre within its cell."""
+
+    def __init__(self, width: int = 24) -> None:
+        super().__init__()
+        self.body = nn.Sequential(
+            _block(3, 16, 2), _block(16, width, 2), _block(width, width),
+            _block(width, width, dil=2), _block(width, width, dil=4))
+        self.head = nn.Conv2d(width, 4, 1)
+        nn.init.constant_(self.head.bias, 0.0)
+        with torch.no_grad():
+            self.head.bias[0] = -4.0
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.body(x))
+
+
+class FaceNet(nn.Module):
+    """Input (N,3,32,32) crop of one die (side = 1.5 x face side) scaled to 0..1 minus 0.5;
+    output (N, FACE_CLASSES) logits."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = nn.Sequential(
+            _block(3, 12), _block(12, 24, 2), _block(24, 24), _block(24, 48, 2), _block(48, 48),
+            nn.AvgPool2d(2), nn.Flatten())  # 4x4 cells kept: where the pips are matters
+        self.fc = nn.Linear(48 * 16, FACE_CLASSES)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(self.body(x))

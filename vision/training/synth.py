@@ -1,0 +1,102 @@
+"""Synthetic dice faces pasted into real photos (training augmentation only).
+
+Two uses: more pip faces in colours/sizes the photos lack, and the faces of the
+Dragon Farkle Event die (four blank faces, a Dragon, a Rally), of which no photos
+exist, so the detector learns to find a die that has no pips.
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+# pip positions on a unit face, in the usual layout
+PIPS = {
+    1: [(0.5, 0.5)],
+    2: [(0.25, 0.25), (0.75, 0.75)],
+    3: [(0.25, 0.25), (0.5, 0.5), (0.75, 0.75)],
+    4: [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)],
+    5: [(0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)],
+    6: [(0.25, 0.22), (0.75, 0.22), (0.25, 0.5), (0.75, 0.5), (0.25, 0.78), (0.75, 0.78)],
+}
+NO_PIPS = 7  # label value of a face without pips (blank or symbol)
+
+
+def _colors(rng: np.random.Generator) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    hsv = np.uint8([[[rng.integers(0, 180), rng.integers(0, 256), rng.integers(60, 256)]]])
+    body = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0].astype(int)
+    lum = body.mean()
+    if rng.random() < 0.15:
+        pip = rng.integers(0, 256, 3)
+        if abs(pip.mean() - lum) < 90:
+            pip = np.full(3, 0 if lum > 127 else 255)
+    else:
+        pip = np.full(3, 20 if lum > 110 else 235)
+    return tuple(int(v) for v in body), tuple(int(v) for v in pip)
+
+
+def _symbol(tile: np.ndarray, side: int, color: tuple[int, ...], rng: np.random.Generator) -> None:
+    """Draw a simple emblem (stand-in for a Dragon or Rally print) in the face centre."""
+    c = side / 2
+    n = int(rng.integers(3, 9))
+    ang = np.sort(rng.uniform(0, 2 * np.pi, n))
+    rad = rng.uniform(0.12, 0.36, n) * side
+    pts = np.stack([c + rad * np.cos(ang), c + rad * np.sin(ang)], 1).astype(np.int32)
+    if rng.random() < 0.6:
+        cv2.fillPoly(tile, [pts], color, cv2.LINE_AA)
+    else:
+        cv2.polylines(tile, [pts], True, color, max(1, side // 14), cv2.LINE_AA)
+
+
+def render_face(side: int, value: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A BGR tile and a float alpha mask of one die seen from above (value 1-6 or NO_PIPS)."""
+    s = 4 * side  # draw large, then shrink: anti-aliased edges and round pips
+    body, pip = _colors(rng)
+    tile = np.zeros((s, s, 3), np.uint8)
+    tile[:] = body
+    r = int(s * rng.uniform(0.08, 0.2))
+    mask = np.zeros((s, s), np.uint8)
+    cv2.rectangle(mask, (r, 0), (s - r, s), 255, -1)
+    cv2.rectangle(mask, (0, r), (s, s - r), 255, -1)
+    for cx, cy in ((r, r), (s - r, r), (r, s - r), (s - r, s - r)):
+        cv2.circle(mask, (cx, cy), r, 255, -1)
+    shade = np.linspace(rng.uniform(0.75, 1.0), rng.uniform(0.9, 1.15), s)[None, :, None]
+    tile = np.clip(tile * shade, 0, 255).astype(np.uint8)
+    if value == NO_PIPS:
+        if rng.random() < 0.6:
+            _symbol(tile, s, pip, rng)
+    else:
+        pr = int(s * rng.uniform(0.07, 0.11))
+        for px, py in PIPS[value]:
+            cv2.circle(tile, (int(px * s), int(py * s)), pr, pip, -1, cv2.LINE_AA)
+    tile = cv2.resize(tile, (side, side), interpolation=cv2.INTER_AREA)
+    alpha = cv2.resize(mask, (side, side), interpolation=cv2.INTER_AREA).astype(np.float32) / 255
+    return tile, alpha
+
+
+def paste(image: np.ndarray, labels: np.ndarray, rng: np.random.Generator,
+          count: int, event_share: float = 0.5) -> np.ndarray:
+    """Paste `count` synthetic dice where they do not overlap labelled ones; return new labels."""
+    h, w = image.shape[:2]
+    sides = labels[:, 2] if len(labels) else np.array([40.0])
+    rows = [labels]
+    for _ in range(count):
+        side = int(np.clip(rng.choice(sides) * rng.uniform(0.85, 1.15), 14, 120))
+        cx, cy = rng.uniform(side, w - side), rng.uniform(side, h - side)
+        placed = np.concatenate(rows)
+        if len(placed) and np.min(np.hypot(placed[:, 0] - cx, placed[:, 1] - cy)
+                                  - 0.75 * (placed[:, 2] + side)) < 0:
+            continue
+        value = NO_PIPS if rng.random() < event_share else int(rng.integers(1, 7))
+        tile, alpha = render_face(side, value, rng)
+        m = cv2.getRotationMatrix2D((side / 2, side / 2), rng.uniform(0, 360), 1.0)
+        m[:, 2] += (cx - side / 2, cy - side / 2)
+        warped = cv2.warpAffine(tile, m, (w, h), flags=cv2.INTER_LINEAR)
+        a = cv2.warpAffine(alpha, m, (w, h), flags=cv2.INTER_LINEAR)[..., None]
+        shadow = cv2.GaussianBlur(a, (0, 0), side / 10)[..., None] if a.ndim == 3 else a
+        shadow = np.roll(shadow, (side // 12, side // 12), (0, 1))
+        if shadow.ndim == 2:
+            shadow = shadow[..., None]
+        image[:] = (image * (1 - 0.35 * shadow)).astype(np.uint8)
+        image[:] = (image * (1 - a) + warped * a).astype(np.uint8)
+        rows.append(np.array([[cx, cy, side, value]], np.float32))
+    return np.concatenate(rows)

@@ -1,0 +1,220 @@
+"""Train the die detector and the face classifier, export both to ONNX.
+
+    python -m vision.training.train --data ../shared/data/dice --out DIR [--all]
+
+Without --all the validation photos (data.is_validation) are never seen. Needs torch
+and onnx (`pip install -e '.[train]'`); run-time inference uses OpenCV's DNN module.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from vision.faces import face_crop
+from vision.training import augment, data, synth
+from vision.training.nets import FACE_CLASSES, Detector, FaceNet
+
+DET_W, STRIDE = 320, 4  # network input width for a whole frame; output grid step
+PATCH = 160  # training patches: the net is fully convolutional
+CROP, CROP_SCALE = 32, 1.5  # classifier input side; crop side / face side
+NOT_DIE = FACE_CLASSES - 1
+
+
+def _rotation_range(photo: data.Photo) -> float:
+    return 180.0 if photo.set.startswith("byler") else 20.0
+
+
+def det_sample(photo: data.Photo, image: np.ndarray, labels: np.ndarray,
+               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    h, w = image.shape[:2]
+    scale = DET_W / w * rng.uniform(0.7, 1.35)
+    rot = _rotation_range(photo)
+    src = (rng.uniform(0.3, 0.7) * w, rng.uniform(0.3, 0.7) * h)
+    m = augment.affine(src, rng.uniform(-rot, rot), scale, rng.random() < 0.5,
+                       (PATCH / 2, PATCH / 2))
+    fill = cv2.mean(image)[:3]
+    out = cv2.warpAffine(image, m, (PATCH, PATCH), flags=cv2.INTER_AREA,
+                         borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
+    out = augment.photometric(out, rng)
+    pts = augment.transform_points(m, labels[:, :2]) if len(labels) else np.zeros((0, 2))
+    lab = np.concatenate([pts, labels[:, 2:3] * scale], 1) if len(labels) else np.zeros((0, 3))
+    inside = (lab[:, 0] >= 0) & (lab[:, 0] < PATCH) & (lab[:, 1] >= 0) & (lab[:, 1] < PATCH)
+    return out, lab[inside]
+
+
+def det_targets(lab: np.ndarray) -> np.ndarray:
+    """(5, H/4, W/4): heat, log size, dx, dy, regression mask."""
+    gh = gw = PATCH // STRIDE
+    t = np.zeros((5, gh, gw), np.float32)
+    yy, xx = np.mgrid[0:gh, 0:gw]
+    for cx, cy, side in lab:
+        gx, gy = cx / STRIDE, cy / STRIDE
+        sigma = max(0.7, side / STRIDE / 6)
+        g = np.exp(-((xx + 0.5 - gx) ** 2 + (yy + 0.5 - gy) ** 2) / (2 * sigma**2))
+        t[0] = np.maximum(t[0], g)
+        ix, iy = int(gx), int(gy)
+        t[0, iy, ix] = 1.0
+        t[1:5, iy, ix] = (np.log(side / 16), gx - ix, gy - iy, 1.0)
+    return t
+
+
+def focal(logit: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    p = torch.sigmoid(logit).clamp(1e-4, 1 - 1e-4)
+    pos = target.eq(1).float()
+    neg_w = (1 - target) ** 4
+    loss = -(pos * (1 - p) ** 2 * torch.log(p) + (1 - pos) * neg_w * p**2 * torch.log(1 - p))
+    return loss.sum() / pos.sum().clamp(min=1)
+
+
+def to_tensor(imgs: list[np.ndarray]) -> torch.Tensor:
+    a = np.stack(imgs).astype(np.float32) / 255.0 - 0.5
+    return torch.from_numpy(a.transpose(0, 3, 1, 2).copy())
+
+
+def pool_of(photos: list[data.Photo], rng: np.random.Generator) -> list[tuple]:
+    """Each photo as it is and once with synthetic dice pasted in (incl. pip-less faces)."""
+    pool = []
+    for p in photos:
+        pool.append((p, p.image, p.labels))
+        img = p.image.copy()
+        labels = synth.paste(img, p.labels, rng, int(rng.integers(2, 6)), event_share=0.5)
+        pool.append((p, img, labels))
+    return pool
+
+
+def train_detector(pool: list[tuple], steps: int, rng: np.random.Generator) -> Detector:
+    net = Detector()
+    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
+    t0 = time.time()
+    for step in range(steps):
+        imgs, tgts = [], []
+        for i in rng.integers(0, len(pool), 12):
+            p, img, labels = pool[i]
+            out, lab = det_sample(p, img, labels, rng)
+            imgs.append(out)
+            tgts.append(det_targets(lab))
+        x, t = to_tensor(imgs), torch.from_numpy(np.stack(tgts))
+        y = net(x)
+        mask = t[:, 4:5]
+        reg = (F.l1_loss(y[:, 1:4], t[:, 1:4], reduction="none") * mask).sum() / mask.sum().clamp(
+            min=1)
+        loss = focal(y[:, 0], t[:, 0]) + reg
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        if step % 100 == 0:
+            print(f"det {step}/{steps} loss {loss.item():.3f} {time.time() - t0:.0f}s", flush=True)
+    return net.eval()
+
+
+def crop(image: np.ndarray, cx: float, cy: float, side: float, angle: float = 0.0,
+         flip: bool = False) -> np.ndarray:
+    return face_crop(image, (cx, cy), side, angle=angle, flip=flip, size=CROP)
+
+
+def face_sample(item: tuple, negatives: list[tuple], rng: np.random.Generator
+                ) -> tuple[np.ndarray, int]:
+    p, img, labels = item
+    rot = _rotation_range(p)
+    angle, flip = rng.uniform(-rot, rot), rng.random() < 0.5
+    r = rng.random()
+    if r < 0.55 and len(labels):
+        cx, cy, side, value = labels[rng.integers(len(labels))]
+        cx, cy = cx + rng.normal(0, 0.07 * side), cy + rng.normal(0, 0.07 * side)
+        side *= CROP_SCALE * rng.uniform(0.85, 1.2)
+        return crop(img, cx, cy, side, angle, flip), int(value) - 1
+    if r < 0.75 and negatives:
+        image, cx, cy, side = negatives[rng.integers(len(negatives))]
+        side *= rng.uniform(0.9, 1.1)
+        return crop(image, cx, cy, side, angle, flip), NOT_DIE
+    h, w = img.shape[:2]
+    sides = labels[:, 2] if len(labels) else np.array([40.0])
+    for _ in range(20):
+        side = float(rng.choice(sides)) * rng.uniform(0.8, 1.25)
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        if not len(labels) or np.all(np.hypot(labels[:, 0] - cx, labels[:, 1] - cy)
+                                     > 0.75 * np.maximum(labels[:, 2], side)):
+            break
+    return crop(img, cx, cy, side * CROP_SCALE, angle, flip), NOT_DIE
+
+
+def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
+                rng: np.random.Generator) -> FaceNet:
+    net = FaceNet()
+    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
+    t0 = time.time()
+    for step in range(steps):
+        batch = [face_sample(pool[i], negatives, rng) for i in rng.integers(0, len(pool), 64)]
+        x = to_tensor([augment.photometric(b[0], rng) for b in batch])
+        y = torch.tensor([b[1] for b in batch])
+        loss = F.cross_entropy(net(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        if step % 200 == 0:
+            print(f"faces {step}/{steps} loss {loss.item():.3f} {time.time() - t0:.0f}s", flush=True)
+    return net.eval()
+
+
+def mine_negatives(det_path: Path, photos: list[data.Photo]) -> list[tuple]:
+    """Detector hits on training photos far from every labelled die (hard negatives)."""
+    from vision.detect import DieDetector
+
+    det = DieDetector(det_path, threshold=0.1)
+    out = []
+    for p in photos:
+        for c in det.detect(p.image):
+            d = np.hypot(p.labels[:, 0] - c.center[0], p.labels[:, 1] - c.center[1])
+            if not len(d) or np.all(d > 0.75 * np.maximum(p.labels[:, 2], c.side)):
+                out.append((p.image, c.center[0], c.center[1], c.side * CROP_SCALE))
+    return out
+
+
+def export(net: torch.nn.Module, shape: tuple[int, ...], path: Path) -> None:
+    torch.onnx.export(net, torch.zeros(shape), str(path), opset_version=11,
+                      input_names=["x"], output_names=["y"], dynamo=False)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--data", type=Path, default=Path("../shared/data/dice"))
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--all", action="store_true", help="train on validation photos too")
+    ap.add_argument("--det-steps", type=int, default=2500)
+    ap.add_argument("--face-steps", type=int, default=4000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--skip-det", action="store_true", help="reuse OUT/detector.onnx")
+    args = ap.parse_args()
+    torch.set_num_threads(2)
+    torch.manual_seed(args.seed)
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(args.seed)
+    photos = [p for p in data.load_all(args.data) if args.all or not p.val]
+    print(f"training on {len(photos)} photos, {sum(len(p.labels) for p in photos)} dice")
+    pool = pool_of(photos, rng)
+    args.out.mkdir(parents=True, exist_ok=True)
+    det_path = args.out / "detector.onnx"
+    if not args.skip_det:
+        export(train_detector(pool, args.det_steps, rng), (1, 3, 240, DET_W), det_path)
+    negatives = mine_negatives(det_path, photos)
+    print(f"{len(negatives)} hard negatives")
+    export(train_faces(pool, negatives, args.face_steps, rng), (1, 3, CROP, CROP),
+           args.out / "faces.onnx")
+    meta = {"crop": CROP, "crop_scale": CROP_SCALE, "det_width": DET_W, "stride": STRIDE,
+            "trained_on_validation": bool(args.all), "seed": args.seed}
+    (args.out / "train_meta.json").write_text(json.dumps(meta, indent=1))
+
+
+if __name__ == "__main__":
+    main()
