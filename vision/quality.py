@@ -19,7 +19,7 @@ DARK_MEAN = 45  # grey level (0-255) of the tray below which the frame is too da
 DARK_BRIGHT = 70  # ... or when even the brightest tenth is below this
 GLARE_LEVEL = 250
 GLARE_SHARE = 0.004  # share of tray pixels blown out
-GLARE_ON_DIE = 0.15  # share of a die's box blown out
+GLARE_ON_DIE = 0.10  # share of a die's box blown out
 OBJECT_DISTANCE = 28.0  # Lab distance from the tray colour counted as "something there"
 OBJECT_SHARE = 0.06  # a single blob this share of the tray (not a die) is a hand or object
 
