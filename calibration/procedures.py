@@ -5,10 +5,9 @@
 - `learn_event(frames_by_face)`: the Event die's body colour and face templates.
 - `build_profile(...)`: all of it into a `Profile`.
 
-Dice in calibration frames are found by `find_dice`: the bundled detector when its
-model is available, else a simple segmentation (anything unlike the tray's colour, of
-a die's size and shape), which is enough for frames made on purpose (dice apart, on
-the tray floor).
+Dice in calibration frames are found by `find_dice`: a simple segmentation (anything
+unlike the tray's colour, of a die's size and shape), which is dependable for frames
+made on purpose (dice apart, on the tray floor), with the bundled detector as fallback.
 """
 from __future__ import annotations
 
@@ -30,17 +29,21 @@ class CalibrationError(ValueError):
 
 
 def find_dice(frame: np.ndarray) -> list[Box]:
-    """Boxes (x, y, w, h) of dice in a calibration frame (detector if usable, else segmentation)."""
-    try:
-        from vision.detect import detect_dice
+    """Boxes (x, y, w, h) of dice in a calibration frame, shrunk to each die's body.
 
-        found = detect_dice(frame)
-    except Exception:  # noqa: BLE001 - no trained model yet: fall back to segmentation
-        found = []
-    if found:
-        return [(c.center[0] - c.side / 2, c.center[1] - c.side / 2, c.side, c.side)
-                for c in found]
-    return [refine_box(frame, b) for b in segment_dice(frame)]
+    Calibration frames are made on purpose (dice apart on the tray floor), where the
+    segmentation is dependable; the bundled detector is the fallback when it finds nothing.
+    """
+    boxes = segment_dice(frame)
+    if not boxes:
+        try:
+            from vision.detect import detect_dice
+
+            boxes = [(c.center[0] - c.side / 2, c.center[1] - c.side / 2, c.side, c.side)
+                     for c in detect_dice(frame)]
+        except Exception:  # noqa: BLE001 - detector model not installed: nothing more to try
+            boxes = []
+    return [refine_box(frame, b) for b in boxes]
 
 
 def refine_box(frame: np.ndarray, box: Box) -> Box:
