@@ -73,8 +73,9 @@ def _face_rect(crop: np.ndarray, body: np.ndarray) -> tuple:
         1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
     if stats[big, cv2.CC_STAT_AREA] < 0.2 * h * w:
         return fallback
-    ys, xs = np.nonzero(labels == big)
-    rect = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+    contours, _ = cv2.findContours((labels == big).astype(np.uint8), cv2.RETR_EXTERNAL,
+                                   cv2.CHAIN_APPROX_SIMPLE)
+    rect = cv2.minAreaRect(max(contours, key=cv2.contourArea))
     (cx, cy), (rw, rh), ang = rect
     side = min(rw, rh)  # a square face; the longer side includes the die's visible side
     return ((cx, cy), (side, side), ang)
@@ -172,10 +173,13 @@ def event_face(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
         return None
     maps, spread = _learned(profile.event)
     views = _rotations(ink_map(face))
+    stack = np.array([m.ravel() for _, m in maps], np.float32)
+    # Mean squared difference of every view with every template, as one matrix product.
+    sq = ((views ** 2).sum(axis=1)[:, None] + (stack ** 2).sum(axis=1)[None, :]
+          - 2.0 * views @ stack.T) / views.shape[1]
     best: dict[str, float] = {}
-    for name, m in maps:
-        d = _distance(views, m)
-        best[name] = min(d, best.get(name, d))
+    for (name, _), d in zip(maps, sq.min(axis=0).tolist()):
+        best[name] = min(max(0.0, d), best.get(name, d))
     ranked = sorted((d, name) for name, d in best.items())
     (d1, name), (d2, _) = ranked[0], ranked[1]
     if d1 > REJECT * spread:
