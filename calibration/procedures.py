@@ -96,36 +96,42 @@ def segment_dice(frame: np.ndarray, *, distance: float = 32.0) -> list[Box]:
 def learn_tray(frame: np.ndarray) -> tuple[tuple[tuple[float, float], ...] | None, int]:
     """(tray polygon in frame pixels or None for the whole frame, rotation 0 or 90).
 
-    The tray floor is the large even region around the middle of the frame. The rotation
-    turns the tray's long side horizontal (the wizard or `--rotation` can override it).
+    The tray is the smooth region round the middle of the frame: a flood fill that follows
+    gradual shading (floor and sloping walls) and stops at edges (the rim, dice), tried
+    from a few seeds so a die in the middle does not matter, grown a little so dice
+    against the walls are inside. The rotation turns the tray's long side horizontal (the
+    wizard or `--rotation` can override it). Best from a picture of the empty tray.
     """
     h, w = frame.shape[:2]
     f = 200 / max(h, w)
     small = cv2.resize(frame, (max(1, round(w * f)), max(1, round(h * f))),
                        interpolation=cv2.INTER_AREA)
     sh, sw = small.shape[:2]
-    lab = cv2.cvtColor(cv2.GaussianBlur(small, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
-    mid = lab[sh * 2 // 5:sh * 3 // 5, sw * 2 // 5:sw * 3 // 5].reshape(-1, 3)
-    floor = (np.sqrt(((lab - np.median(mid, axis=0)) ** 2).sum(axis=2)) < 22).astype(np.uint8)
-    floor = cv2.morphologyEx(floor, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(floor)
-    mid_labels = labels[sh * 2 // 5:sh * 3 // 5, sw * 2 // 5:sw * 3 // 5].ravel()
-    mid_labels = mid_labels[mid_labels > 0]  # dice lying in the middle are not the floor
-    centre = int(np.bincount(mid_labels).argmax()) if len(mid_labels) else 0
-    if n < 2 or centre == 0 or stats[centre, cv2.CC_STAT_AREA] < 0.15 * sh * sw:
+    lab = cv2.cvtColor(cv2.GaussianBlur(small, (5, 5), 0), cv2.COLOR_BGR2LAB)
+    region = max((_flood(lab, (round(sw * fx), round(sh * fy)))
+                  for fx in (0.4, 0.5, 0.6) for fy in (0.4, 0.5, 0.6)),
+                 key=lambda r: int(np.count_nonzero(r)))
+    if np.count_nonzero(region) < 0.15 * sh * sw:
         raise CalibrationError("could not find the tray: point the camera straight at the tray "
                                "floor, with the floor filling the middle of the picture")
-    region = (labels == centre).astype(np.uint8)
+    k = 2 * round(0.03 * max(sh, sw)) + 1  # dice lying against the walls count as inside
+    region = cv2.dilate(region, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     hull = cv2.convexHull(max(contours, key=cv2.contourArea))
     poly = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True).reshape(-1, 2)
-    if len(poly) < 3:
-        return None, 0
     _, _, bw, bh = cv2.boundingRect(poly)
     rotation = 90 if bh > 1.15 * bw else 0
-    if bw * bh > 0.95 * sh * sw:
+    if len(poly) < 3 or cv2.contourArea(poly) > 0.9 * sh * sw:
         return None, rotation
     return tuple((float(px / f), float(py / f)) for px, py in poly), rotation
+
+
+def _flood(lab: np.ndarray, seed: tuple[int, int], diff: int = 3) -> np.ndarray:
+    """Region (uint8 0/1) reached from `seed` through neighbours differing by <= diff."""
+    mask = np.zeros((lab.shape[0] + 2, lab.shape[1] + 2), np.uint8)
+    flags = 4 | cv2.FLOODFILL_MASK_ONLY | (1 << 8)
+    cv2.floodFill(lab.copy(), mask, seed, 0, (diff,) * 3, (diff,) * 3, flags)
+    return cv2.morphologyEx(mask[1:-1, 1:-1], cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
 
 
 def learn_color(frame: np.ndarray, boxes: Sequence[Box] | None = None, *,
