@@ -175,7 +175,9 @@ def test_the_game_survives_a_new_app_on_the_same_folder(tmp_path, game, app):
 
     game.post("/api/steps", json={"action": "recruit"})
     before = strip(game.get("/api/state").json)
-    again = create_app({"TESTING": True, "DATA_DIR": app.config["DATA_DIR"], "TABLE_PIN": PIN})
+    again = create_app({"TESTING": True, "DATA_DIR": app.config["DATA_DIR"], "TABLE_PIN": PIN,
+                        "ADVISOR_CACHE": app.config["ADVISOR_CACHE"]})
+    assert again.extensions["dragon_farkle"].table.advisor.wait(60)
     after = strip(again.test_client().get("/api/state").json)
     before.pop("boot"), after.pop("boot")
     assert after == before
