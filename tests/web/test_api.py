@@ -41,7 +41,8 @@ def test_new_game_takes_a_records_setup(player):
     assert {"action": "final_battle"} in state["legal"]
 
 
-@pytest.mark.parametrize("path", ["/api/games", "/api/steps", "/api/undo", "/api/pending/dismiss"])
+@pytest.mark.parametrize("path", ["/api/games", "/api/steps", "/api/undo", "/api/pending/dismiss",
+                                  "/api/settings"])
 def test_every_post_but_join_needs_the_code(client, path):
     r = client.post(path, json={"action": "recruit"})
     assert r.status_code == 403
