@@ -8,6 +8,8 @@ event stream (every phone counts, so one round gives `phones` samples):
       excluded: a fake camera hands over a ready frame, a fake reader returns a fixed
       reading) -> roll checked by the engine, evidence JPEG, SQLite commit, broadcast;
   tap: a phone's POST /api/steps -> the update on the other phones.
+The advisor is on (its answer is part of every state), as at the table; `--no-advisor`
+measures without it. A third line times the advice alone (advise() per state change).
 Target: median under 100 ms on the 2-core build machine.
 """
 from __future__ import annotations
@@ -26,6 +28,7 @@ from urllib.request import HTTPCookieProcessor, Request, build_opener
 import numpy as np
 
 from companion.controller import CameraLoop, GameStore, Table
+from companion.controller.advisor import TableAdvisor
 from vision.types import Die, Reading
 from web import create_app
 from web.serving import make_server
@@ -109,15 +112,32 @@ def summary(name: str, ms: list[float]) -> str:
     return f"{name:<34} median {statistics.median(ms):6.1f} ms   p95 {p95:6.1f} ms   max {ms[-1]:6.1f} ms   (n={len(ms)})"
 
 
+def advice_ms(table: Table, rounds: int = 200) -> list[float]:
+    """Time the table's advice for a state after a roll (what each state change adds)."""
+    table.apply_steps([{"action": "recruit"}, {"roll": FACES, "event": "blank"}])
+    out = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        table.advisor.advice(table.state_obj)
+        out.append((time.perf_counter() - start) * 1000)
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--phones", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=60)
+    ap.add_argument("--no-advisor", action="store_true", help="the table without the advisor")
     args = ap.parse_args()
 
     data = tempfile.mkdtemp(prefix="df-bench-")
-    table = Table(GameStore(f"{data}/games.sqlite3"))
+    advisor = None if args.no_advisor else TableAdvisor(f"{data}/advisor")
+    table = Table(GameStore(f"{data}/games.sqlite3"), advisor=advisor)
     table.new_game({"players": ["Jane", "Joseph"]})
+    build = time.perf_counter()
+    table.state()  # asks for the game's advisor tables: built in the background
+    if advisor is not None and advisor.wait(120):
+        print(f"advisor tables built in the background in {time.perf_counter() - build:.2f} s")
     app = create_app({"DATA_DIR": data, "TABLE": table, "TABLE_PIN": PIN, "SSE_KEEPALIVE": 15})
     server = make_server(app, host="127.0.0.1", port=0, phones=args.phones)
     threading.Thread(target=server.run, daemon=True).start()
@@ -158,6 +178,8 @@ def main() -> int:
           f"{args.rounds} rounds per path")
     print(summary("settled frame -> phone", frame_ms))
     print(summary("tap (POST /api/steps) -> phones", tap_ms))
+    if advisor is not None:
+        print(summary("advice per state change", advice_ms(table)))
     app.extensions["dragon_farkle"].broadcaster.close_all()
     time.sleep(0.2)
     server.close()

@@ -28,6 +28,7 @@ DEFAULTS: dict[str, Any] = {
     "PERMANENT_SESSION_LIFETIME": 60 * 60 * 24 * 30,
     "TABLE": None,
     "CALIBRATION": None,  # a companion.controller.calibrate.ProfileKeeper when a camera runs
+    "ADVISOR_CACHE": None,  # folder of the advisor's tables; None = DATA_DIR/advisor
 }
 
 
@@ -58,7 +59,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     pin = app.config["TABLE_PIN"]
     if pin in (None, ""):
         pin = kept_secret(data_dir / "table_pin", lambda: f"{secrets.randbelow(10000):04d}")
-    table = app.config["TABLE"] or build_table(data_dir)
+    table = app.config["TABLE"] or build_table(data_dir, app.config["ADVISOR_CACHE"])
     broadcaster = Broadcaster(keepalive=float(app.config["SSE_KEEPALIVE"]))
     table.subscribe(broadcaster.publish_state)
     broadcaster.publish_state(table.state())
@@ -73,11 +74,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     return app
 
 
-def build_table(data_dir: Path) -> Any:
-    """A table controller over the game database in `data_dir` (no camera: manual entry)."""
+def build_table(data_dir: Path, advisor_cache: str | Path | None = None) -> Any:
+    """A table controller over the game database in `data_dir` (no camera: manual entry),
+    with the advisor (its tables cached in `advisor_cache`, default `data_dir/advisor`)."""
     from companion.controller import GameStore, Table
+    from companion.controller.advisor import TableAdvisor
 
-    return Table(GameStore(data_dir / "games.sqlite3"))
+    advisor = TableAdvisor(Path(advisor_cache) if advisor_cache else data_dir / "advisor")
+    return Table(GameStore(data_dir / "games.sqlite3"), advisor=advisor)
 
 
 def kept_secret(path: Path, make: Any) -> str:

@@ -76,6 +76,12 @@ def undo() -> Response:
     return answer(table_app().table.undo(seen=seen()))
 
 
+@bp.post("/settings")
+def settings() -> Response:
+    """Change the table's settings, e.g. {"advisor": false} (kept across restarts)."""
+    return answer(table_app().table.set_settings(body()))
+
+
 @bp.post("/pending/dismiss")
 def dismiss() -> Response:
     return answer(table_app().table.dismiss())

@@ -9,10 +9,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.controller.advisor import TableAdvisor
 from companion.controller.calibrate import ProfileKeeper
 from companion.controller.camera_loop import CameraLoop
 from companion.controller.lights import TableLights
@@ -35,6 +37,10 @@ class Runtime:
     calibration: ProfileKeeper | None = None
 
     def start(self) -> None:
+        advisor = self.table.advisor
+        if advisor is not None and self.table.settings.get("advisor"):
+            state = self.table.state_obj  # build the game's own table first, then the named ones
+            advisor.warm(state.rules.table if state is not None else None)
         if self.lights is not None:
             self.lights.update(self.table.state())
             self.lights.start()
@@ -112,7 +118,8 @@ def open_lights(table: Table, led_config: Any, profile: Any = None) -> TableLigh
     from companion.ledview import scene_from_snapshot
 
     lights = TableLights(led_config.open_driver(), scene_from_snapshot=scene_from_snapshot,
-                         fps=led_config.fps, leds=getattr(profile, "leds", ()) or ())
+                         fps=led_config.fps, leds=getattr(profile, "leds", ()) or (),
+                         hint=getattr(led_config, "hint", False))
     table.subscribe(lights.update)
     return lights
 
@@ -127,9 +134,16 @@ def load_keeper(path: str | Path | None, data_dir: Path) -> ProfileKeeper:
     return ProfileKeeper(default_profile(), where)
 
 
+def advisor_folder(data_dir: Path) -> Path:
+    """Where the advisor's tables are cached: DATA/advisor, or $DRAGON_FARKLE_ADVISOR_CACHE
+    (the same variable the web app reads as its ADVISOR_CACHE setting)."""
+    return Path(os.environ.get("DRAGON_FARKLE_ADVISOR_CACHE") or Path(data_dir) / "advisor")
+
+
 def build_runtime(config: Any, *, data_dir: Path, camera: str | None, keeper: ProfileKeeper) -> Runtime:
     """Everything `serve` runs, from a `companion.config.Config` plus the command line."""
-    table = Table(GameStore(Path(data_dir) / "games.sqlite3"))
+    advisor = TableAdvisor(advisor_folder(data_dir))
+    table = Table(GameStore(Path(data_dir) / "games.sqlite3"), advisor=advisor)
     runtime = Runtime(table)
     camera_config = dataclasses.replace(config.camera, spec=camera) if camera else config.camera
     if camera_config.spec != "none":

@@ -32,6 +32,10 @@ CREATE TABLE IF NOT EXISTS steps (
     at REAL NOT NULL,
     PRIMARY KEY (game_id, seq)
 );
+CREATE TABLE IF NOT EXISTS settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
 """
 
 
@@ -120,6 +124,22 @@ class GameStore:
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute("DELETE FROM steps WHERE game_id = ? AND seq >= ?", (game_id, keep))
+
+    def settings(self) -> dict[str, Any]:
+        """The table's settings (e.g. {"advisor": False}); kept across games and restarts."""
+        with self._lock:
+            rows = self._db.execute("SELECT key, value FROM settings").fetchall()
+        return {key: json.loads(value) for key, value in rows}
+
+    def set_setting(self, key: str, value: Any) -> None:
+        """Store one setting in its own transaction."""
+        with self._lock, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute(
+                "INSERT INTO settings (key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, json.dumps(value)),
+            )
 
     def evidence(self, game_id: int, seq: int) -> bytes | None:
         """The JPEG stored with step `seq`, or None."""

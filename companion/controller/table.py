@@ -23,6 +23,7 @@ from companion.controller.liveview import LiveView, encode_jpeg
 from companion.controller.store import GameStore, StoredGame
 
 log = logging.getLogger(__name__)
+DEFAULT_SETTINGS: dict[str, Any] = {"advisor": True}
 STEP_KINDS = ("action", "roll", "set_aside", "use", "adjust", "keep", "new_companion")
 Listener = Callable[[dict[str, Any]], None]
 
@@ -45,8 +46,11 @@ class Table:
         engine: Any = None,
         clock: Callable[[], float] = time.time,
         min_confidence: float = 0.6,
+        advisor: Any = None,
     ) -> None:
         self.store = store
+        self.advisor = advisor  # a TableAdvisor, or None: no advice at this table
+        self.settings: dict[str, Any] = DEFAULT_SETTINGS | store.settings()
         self.engine = engine or importlib.import_module("companion.rules")
         self.clock = clock
         self.min_confidence = min_confidence
@@ -63,6 +67,8 @@ class Table:
         self._cache: tuple[int, dict[str, Any]] | None = None
         self._reset_derived()
         self.resume()
+        if advisor is not None:
+            advisor.on_ready = self.refresh
 
     # ----- listeners -------------------------------------------------------------------------
     def subscribe(self, listener: Listener) -> None:
@@ -74,6 +80,11 @@ class Table:
         state = self.state()
         for listener in list(self._listeners):
             listener(state)
+
+    def refresh(self) -> None:
+        """Re-send the state (the advisor's tables became ready)."""
+        with self._lock:
+            self._changed()
 
     # ----- replay ----------------------------------------------------------------------------
     def _reset_derived(self) -> None:
@@ -225,6 +236,23 @@ class Table:
             self._changed()
             return self.state()
 
+    def set_settings(self, changes: Any) -> dict[str, Any]:
+        """Change table settings (`{"advisor": false}`); stored, so a restart keeps them."""
+        if not isinstance(changes, dict) or not changes:
+            raise TableError('Send the settings to change as a JSON object, e.g. {"advisor": false}.')
+        for key, value in changes.items():
+            if key not in DEFAULT_SETTINGS:
+                raise TableError(f"Unknown setting {key!r}; the table knows: "
+                                 + ", ".join(DEFAULT_SETTINGS) + ".")
+            if not isinstance(value, bool):
+                raise TableError(f"The setting {key!r} is true or false, not {value!r}.")
+        with self._lock:
+            for key, value in changes.items():
+                self.store.set_setting(key, value)
+                self.settings[key] = value
+            self._changed()
+            return self.state()
+
     def position(self) -> str:
         """Where the game stands: "game id:number of steps" (changes with every move and undo)."""
         return f"{self.game.id}:{len(self.game.steps)}" if self.game else "none"
@@ -309,7 +337,8 @@ class Table:
 
     def _build_state(self) -> dict[str, Any]:
         base: dict[str, Any] = {"version": self.version, "boot": self.boot, "camera": self.camera,
-                                "pending": self.pending, "last_read": self.last_read}
+                                "pending": self.pending, "last_read": self.last_read,
+                                "settings": dict(self.settings), "advice": None}
         if self.game is None or self.state_obj is None:
             return base | {"game": None, "phase": "no_game", "player": None, "history": [],
                            "legal": [], "prompt": "Start a new game from the Table tab."}
@@ -322,7 +351,14 @@ class Table:
             "history": self.history,
             "stats": {"armies": self.armies, "faces": self.faces},
             "can_undo": bool(self.game.steps),
+            "advice": self._advice(),
         }
+
+    def _advice(self) -> dict[str, Any] | None:
+        """The advisor's answer for this state; nothing is computed when it is switched off."""
+        if self.advisor is None or not self.settings.get("advisor"):
+            return None
+        return self.advisor.advice(self.state_obj)
 
     def record(self) -> dict[str, Any]:
         """The game as a record file (TRANSCRIPTS.md)."""

@@ -32,10 +32,10 @@ def test_leds_show_whose_turn_and_flash_on_a_farkle(table, lights):
     assert driver.scene.flash == "farkle" and driver.scene.current == 1  # Joseph's turn now
     driver.tick(now[0] + 0.1)
     assert strip.last != jane
-    # a camera-status change is not a new step: no new flash
+    # a camera-status change is not a new step: the same flash, not restarted
     now[0] += 50
     table.set_camera("manual", "unplugged")
-    assert driver.scene.flash is None
+    assert driver.scene.flash == "farkle" and driver.scene.flash_started == 100.0
 
 
 def test_leds_know_the_armies(table, lights):

@@ -12,10 +12,24 @@ from web import create_app
 PIN = "2468"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def advisor_cache(tmp_path_factory):
+    """One advisor-table cache for the whole run (also for apps and `serve` processes the
+    tests start themselves): each Soldier table is built once, not per test."""
+    folder = str(tmp_path_factory.mktemp("advisor"))
+    old = os.environ.get("DRAGON_FARKLE_ADVISOR_CACHE")
+    os.environ["DRAGON_FARKLE_ADVISOR_CACHE"] = folder
+    yield folder
+    if old is None:
+        os.environ.pop("DRAGON_FARKLE_ADVISOR_CACHE", None)
+    else:
+        os.environ["DRAGON_FARKLE_ADVISOR_CACHE"] = old
+
+
 @pytest.fixture
-def app(tmp_path):
+def app(tmp_path, advisor_cache):
     return create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "TABLE_PIN": PIN,
-                       "SSE_KEEPALIVE": 0.2})
+                       "SSE_KEEPALIVE": 0.2, "ADVISOR_CACHE": advisor_cache})
 
 
 @pytest.fixture
@@ -32,23 +46,24 @@ def player(app):
 
 
 @pytest.fixture
-def game(player):
-    """A started two-player game; returns the joined client."""
+def game(app, player):
+    """A started two-player game, its advice ready; returns the joined client."""
     r = player.post("/api/games", json={"players": ["Jane", "Joseph"],
                                         "colors": {"Jane": "red", "Joseph": "blue"}})
     assert r.status_code == 200, r.json
+    assert app.extensions["dragon_farkle"].table.advisor.wait(60)
     return player
 
 
 @pytest.fixture
-def live_server(tmp_path):
+def live_server(tmp_path, advisor_cache):
     """The app served by waitress on a free port, in a thread; yields (base url, app)."""
     from companion.controller.runtime import load_keeper
     from web.serving import make_server
 
     data = tmp_path / "data"
     app = create_app({"DATA_DIR": str(data), "TABLE_PIN": PIN, "SSE_KEEPALIVE": 1.0,
-                      "CALIBRATION": load_keeper(None, data)})
+                      "CALIBRATION": load_keeper(None, data), "ADVISOR_CACHE": advisor_cache})
     server = make_server(app, host="127.0.0.1", port=0, phones=12)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -41,7 +41,8 @@ def test_new_game_takes_a_records_setup(player):
     assert {"action": "final_battle"} in state["legal"]
 
 
-@pytest.mark.parametrize("path", ["/api/games", "/api/steps", "/api/undo", "/api/pending/dismiss"])
+@pytest.mark.parametrize("path", ["/api/games", "/api/steps", "/api/undo", "/api/pending/dismiss",
+                                  "/api/settings"])
 def test_every_post_but_join_needs_the_code(client, path):
     r = client.post(path, json={"action": "recruit"})
     assert r.status_code == 403
@@ -175,7 +176,9 @@ def test_the_game_survives_a_new_app_on_the_same_folder(tmp_path, game, app):
 
     game.post("/api/steps", json={"action": "recruit"})
     before = strip(game.get("/api/state").json)
-    again = create_app({"TESTING": True, "DATA_DIR": app.config["DATA_DIR"], "TABLE_PIN": PIN})
+    again = create_app({"TESTING": True, "DATA_DIR": app.config["DATA_DIR"], "TABLE_PIN": PIN,
+                        "ADVISOR_CACHE": app.config["ADVISOR_CACHE"]})
+    assert again.extensions["dragon_farkle"].table.advisor.wait(60)
     after = strip(again.test_client().get("/api/state").json)
     before.pop("boot"), after.pop("boot")
     assert after == before

@@ -127,7 +127,7 @@ function render(st) {
   var prevPos = S && S.game && S.game.position;
   S = st;
   renderPlayers(st); renderTurn(st); renderPending(st); renderControls(st); renderCards(st);
-  renderCamera(st); renderEntry(st); renderHistory(st); renderStats(st);
+  renderCamera(st); renderEntry(st); renderHistory(st); renderStats(st); renderSettings(st);
   if (st.game && prevPos && prevPos !== st.game.position) {
     $("turn").classList.remove("flash"); void $("turn").offsetWidth; $("turn").classList.add("flash");
   }
@@ -292,6 +292,8 @@ function stepButton(step, st) {
   else label = Object.keys(step).map(function (k) { return title(k) + " " + (typeof step[k] === "object" ? JSON.stringify(step[k]) : step[k]); }).join(" · ");
   var b = h("button", {"class": cls, type: "button", "data-step": JSON.stringify(step), disabled: joined ? null : "disabled",
     onclick: function () { var full = fill(step); if (full) send(full); }}, kids || [label]);
+  if (!(step.set_aside && step.rally)) advise(b, adviceFor(st, step));
+  else if (adviceFor(st, step) && adviceFor(st, step).best && adviceFor(st, step).step.rally === step.rally) b.classList.add("advised");
   return b;
 }
 
@@ -318,8 +320,11 @@ function fill(step) {
 function rallyRow(dice, st) {
   var faces = h("span", {"class": "faces"}); dice.forEach(function (f) { faces.appendChild(die(f, true)); });
   var value = optionValue(st, dice);
-  return h("div", {"class": "rally-row wide"}, [h("div", {"class": "rally-head"}, [faces,
-    h("span", {"class": "gain", text: value !== null ? "+" + num(value) : ""})]), h("div", {"class": "choices"})]);
+  var row = h("div", {"class": "rally-row wide"}, [h("div", {"class": "rally-head"}, [faces,
+    h("span", {"class": "gain", text: value !== null ? "+" + num(value) : ""})])]);
+  advise(row, adviceFor(st, {set_aside: dice}));
+  row.appendChild(h("div", {"class": "choices"}));
+  return row;
 }
 function renderControls(st) {
   var box = $("controls"); box.innerHTML = "";
@@ -335,6 +340,60 @@ function renderControls(st) {
     rallies[key].querySelector(".choices").appendChild(stepButton(s, st));
   });
   if (st.phase === "roll") box.appendChild(h("div", {"class": "label", text: "Roll " + st.dice_in_hand + " dice and the Event die in the tray, or type the roll below."}));
+  adviceNotes(st, box, legal.concat((st.legal || []).filter(function (s) { return s.use; })));
+}
+
+/* ---------- the advisor: a small bar and one short figure per choice, the best one marked ---------- */
+function adviceRows(st) { return (st.advice && st.advice.display) || []; }
+function sameDice(a, b) { return !!a && !!b && a.join(",") === b.join(","); }
+function matches(row, step) {
+  var r = row.step;
+  if (!r) return false;
+  if (r.set_aside) return sameDice(r.set_aside, step.set_aside);
+  if (r.use) return r.use === step.use;
+  return !!r.action && r.action === step.action;
+}
+function adviceFor(st, step) {
+  var found = null;
+  adviceRows(st).forEach(function (row) { if (!found && matches(row, step)) found = row; });
+  return found;
+}
+function adviceTitle(row) {
+  var bits = [];
+  if (row.farkle !== null && row.farkle !== undefined) bits.push("Farkle chance " + Math.round(100 * row.farkle) + "%");
+  if (row.note) bits.push(row.note);
+  return bits.join(" · ");
+}
+function advBar(row, plain) {
+  var kids = [];
+  if (row.fraction !== null && row.fraction !== undefined) {
+    kids.push(h("i", {"class": "track"}, [h("b", {style: "width:" + Math.max(2, Math.min(100, 100 * row.fraction)).toFixed(1) + "%"})]));
+  }
+  kids.push(h("span", {"class": "fig", text: row.figure || row.value}));
+  if (row.best && !plain) kids.push(h("span", {"class": "best", text: "best"}));
+  return h("span", {"class": "adv" + (row.fraction === null || row.fraction === undefined ? " bare" : "")}, kids);
+}
+/* Put the row's bar inside a button (or a Rally row); the recommended one gets a gold ring. */
+function advise(el, row) {
+  if (!row) return;
+  el.classList.add("has-adv");
+  if (row.best) el.classList.add("advised");
+  var t = adviceTitle(row); if (t) el.setAttribute("title", t);
+  el.appendChild(advBar(row));
+}
+/* Advice that has no button of its own here: the Final Battle's odds, the roll to come, a card. */
+function adviceNotes(st, box, legal) {
+  adviceRows(st).forEach(function (row) {
+    if (legal.some(function (s) { return matches(row, s); })) {
+      if (!row.step || !row.step.use) return;   /* a card: its button is in the Cards panel */
+    }
+    if (row.step && row.step.use && !row.best) return;
+    var label = row.step && row.step.action === "roll" ? "Rolling on" : row.label.charAt(0).toUpperCase() + row.label.slice(1);
+    var note = h("div", {"class": "advice-note wide" + (row.best && row.step && row.step.use ? " advised" : ""), title: adviceTitle(row)},
+      [h("span", {"class": "what", text: label}), advBar(row, !(row.step && row.step.use))]);
+    if (row.note && !(row.step && row.step.use)) note.appendChild(h("span", {"class": "muted small sub", text: row.note}));
+    box.appendChild(note);
+  });
 }
 
 function renderCards(st) {
@@ -345,7 +404,8 @@ function renderCards(st) {
   box.appendChild(h("h2", {text: "Cards & table adjustments"}));
   var row = h("div", {"class": "row"});
   uses.forEach(function (s) {
-    row.appendChild(h("button", {"class": "btn small", type: "button", disabled: joined ? null : "disabled",
+    var adv = adviceFor(st, s);
+    row.appendChild(h("button", {"class": "btn small" + (adv && adv.best ? " advised" : ""), type: "button", disabled: joined ? null : "disabled",
       text: "Use " + title(s.use) + (s.player ? " (" + s.player + ")" : ""), onclick: function () { var full = fill(s); if (full) send(full); }}));
   });
   box.appendChild(row);
@@ -497,6 +557,22 @@ function renderStats(st) {
       }))]));
   });
   if (!faces.childNodes.length) faces.appendChild(h("p", {"class": "muted", text: "No rolls yet."}));
+}
+
+/* ---------- table tab: settings ---------- */
+function renderSettings(st) {
+  var box = $("settings"); box.innerHTML = "";
+  var on = !!(st.settings && st.settings.advisor);
+  var input = h("input", {type: "checkbox", id: "advisor-switch", role: "switch", checked: on ? "checked" : null,
+    disabled: joined ? null : "disabled", onchange: function () {
+      var want = this.checked;
+      post("/api/settings", {advisor: want}).then(function () { toast(want ? "Advisor on" : "Advisor off: play unaided", true); })
+        .catch(function () { input.checked = !want; });
+    }});
+  box.appendChild(h("h2", {text: "Advisor"}));
+  box.appendChild(h("label", {"class": "switch"}, [input, h("span", {"class": "knob", "aria-hidden": "true"}),
+    h("span", {"class": "switch-text"}, [h("b", {text: "Show the odds"}),
+      h("span", {"class": "muted small", text: "A small bar on each choice and the best one marked, for the whole table."})])]));
 }
 
 /* ---------- table tab: join, code, new game ---------- */
