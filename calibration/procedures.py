@@ -98,8 +98,7 @@ def learn_tray(frame: np.ndarray) -> tuple[tuple[tuple[float, float], ...] | Non
 
     The tray is the smooth region round the middle of the frame: a flood fill that follows
     gradual shading (floor and sloping walls) and stops at edges (the rim, dice), tried
-    from a few seeds so a die in the middle does not matter, grown a little so dice
-    against the walls are inside. The rotation turns the tray's long side horizontal (the
+    from a few seeds so a die in the middle does not matter. The rotation turns the tray's long side horizontal (the
     wizard or `--rotation` can override it). Best from a picture of the empty tray.
     """
     h, w = frame.shape[:2]
@@ -114,7 +113,7 @@ def learn_tray(frame: np.ndarray) -> tuple[tuple[tuple[float, float], ...] | Non
     if np.count_nonzero(region) < 0.15 * sh * sw:
         raise CalibrationError("could not find the tray: point the camera straight at the tray "
                                "floor, with the floor filling the middle of the picture")
-    k = 2 * round(0.03 * max(sh, sw)) + 1  # dice lying against the walls count as inside
+    k = 2 * round(0.015 * max(sh, sw)) + 1  # make up for the blur at the edge
     region = cv2.dilate(region, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     hull = cv2.convexHull(max(contours, key=cv2.contourArea))
