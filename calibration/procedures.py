@@ -5,10 +5,9 @@
 - `learn_event(frames_by_face)`: the Event die's body colour and face templates.
 - `build_profile(...)`: all of it into a `Profile`.
 
-Dice in calibration frames are found by `find_dice`: the bundled detector when its
-model is available, else a simple segmentation (anything unlike the tray's colour, of
-a die's size and shape), which is enough for frames made on purpose (dice apart, on
-the tray floor).
+Dice in calibration frames are found by `find_dice`: a simple segmentation (anything
+unlike the tray's colour, of a die's size and shape), which is dependable for frames
+made on purpose (dice apart, on the tray floor), with the bundled detector as fallback.
 """
 from __future__ import annotations
 
@@ -30,17 +29,21 @@ class CalibrationError(ValueError):
 
 
 def find_dice(frame: np.ndarray) -> list[Box]:
-    """Boxes (x, y, w, h) of dice in a calibration frame (detector if usable, else segmentation)."""
-    try:
-        from vision.detect import detect_dice
+    """Boxes (x, y, w, h) of dice in a calibration frame, shrunk to each die's body.
 
-        found = detect_dice(frame)
-    except Exception:  # noqa: BLE001 - no trained model yet: fall back to segmentation
-        found = []
-    if found:
-        return [(c.center[0] - c.side / 2, c.center[1] - c.side / 2, c.side, c.side)
-                for c in found]
-    return [refine_box(frame, b) for b in segment_dice(frame)]
+    Calibration frames are made on purpose (dice apart on the tray floor), where the
+    segmentation is dependable; the bundled detector is the fallback when it finds nothing.
+    """
+    boxes = segment_dice(frame)
+    if not boxes:
+        try:
+            from vision.detect import detect_dice
+
+            boxes = [(c.center[0] - c.side / 2, c.center[1] - c.side / 2, c.side, c.side)
+                     for c in detect_dice(frame)]
+        except Exception:  # noqa: BLE001 - detector model not installed: nothing more to try
+            boxes = []
+    return [refine_box(frame, b) for b in boxes]
 
 
 def refine_box(frame: np.ndarray, box: Box) -> Box:
@@ -93,36 +96,41 @@ def segment_dice(frame: np.ndarray, *, distance: float = 32.0) -> list[Box]:
 def learn_tray(frame: np.ndarray) -> tuple[tuple[tuple[float, float], ...] | None, int]:
     """(tray polygon in frame pixels or None for the whole frame, rotation 0 or 90).
 
-    The tray floor is the large even region around the middle of the frame. The rotation
-    turns the tray's long side horizontal (the wizard or `--rotation` can override it).
+    The tray is the smooth region round the middle of the frame: a flood fill that follows
+    gradual shading (floor and sloping walls) and stops at edges (the rim, dice), tried
+    from a few seeds so a die in the middle does not matter. The rotation turns the tray's long side horizontal (the
+    wizard or `--rotation` can override it). Best from a picture of the empty tray.
     """
     h, w = frame.shape[:2]
     f = 200 / max(h, w)
     small = cv2.resize(frame, (max(1, round(w * f)), max(1, round(h * f))),
                        interpolation=cv2.INTER_AREA)
     sh, sw = small.shape[:2]
-    lab = cv2.cvtColor(cv2.GaussianBlur(small, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
-    mid = lab[sh * 2 // 5:sh * 3 // 5, sw * 2 // 5:sw * 3 // 5].reshape(-1, 3)
-    floor = (np.sqrt(((lab - np.median(mid, axis=0)) ** 2).sum(axis=2)) < 22).astype(np.uint8)
-    floor = cv2.morphologyEx(floor, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(floor)
-    mid_labels = labels[sh * 2 // 5:sh * 3 // 5, sw * 2 // 5:sw * 3 // 5].ravel()
-    mid_labels = mid_labels[mid_labels > 0]  # dice lying in the middle are not the floor
-    centre = int(np.bincount(mid_labels).argmax()) if len(mid_labels) else 0
-    if n < 2 or centre == 0 or stats[centre, cv2.CC_STAT_AREA] < 0.15 * sh * sw:
+    lab = cv2.cvtColor(cv2.GaussianBlur(small, (5, 5), 0), cv2.COLOR_BGR2LAB)
+    region = max((_flood(lab, (round(sw * fx), round(sh * fy)))
+                  for fx in (0.4, 0.5, 0.6) for fy in (0.4, 0.5, 0.6)),
+                 key=lambda r: int(np.count_nonzero(r)))
+    if np.count_nonzero(region) < 0.15 * sh * sw:
         raise CalibrationError("could not find the tray: point the camera straight at the tray "
                                "floor, with the floor filling the middle of the picture")
-    region = (labels == centre).astype(np.uint8)
+    k = 2 * round(0.015 * max(sh, sw)) + 1  # make up for the blur at the edge
+    region = cv2.dilate(region, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     hull = cv2.convexHull(max(contours, key=cv2.contourArea))
     poly = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True).reshape(-1, 2)
-    if len(poly) < 3:
-        return None, 0
     _, _, bw, bh = cv2.boundingRect(poly)
     rotation = 90 if bh > 1.15 * bw else 0
-    if bw * bh > 0.95 * sh * sw:
+    if len(poly) < 3 or cv2.contourArea(poly) > 0.9 * sh * sw:
         return None, rotation
     return tuple((float(px / f), float(py / f)) for px, py in poly), rotation
+
+
+def _flood(lab: np.ndarray, seed: tuple[int, int], diff: int = 3) -> np.ndarray:
+    """Region (uint8 0/1) reached from `seed` through neighbours differing by <= diff."""
+    mask = np.zeros((lab.shape[0] + 2, lab.shape[1] + 2), np.uint8)
+    flags = 4 | cv2.FLOODFILL_MASK_ONLY | (1 << 8)
+    cv2.floodFill(lab.copy(), mask, seed, 0, (diff,) * 3, (diff,) * 3, flags)
+    return cv2.morphologyEx(mask[1:-1, 1:-1], cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
 
 
 def learn_color(frame: np.ndarray, boxes: Sequence[Box] | None = None, *,

@@ -124,6 +124,16 @@ class CameraSettings:
     analogue_gain: float | None = None
     awb_gains: tuple[float, float] | None = None  # (red, blue) colour gains
 
+    def __post_init__(self) -> None:
+        # Camera libraries report numbers of several types; store plain int/float.
+        if self.exposure_us is not None:
+            object.__setattr__(self, "exposure_us", round(float(self.exposure_us)))
+        if self.analogue_gain is not None:
+            object.__setattr__(self, "analogue_gain", float(self.analogue_gain))
+        if self.awb_gains is not None:
+            red, blue = self.awb_gains
+            object.__setattr__(self, "awb_gains", (float(red), float(blue)))
+
 
 @dataclass(frozen=True)
 class Profile:

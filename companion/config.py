@@ -62,6 +62,7 @@ class LedConfig:
     fps: float = 30.0
     segments: Mapping[str, Any] | None = None
     gpio: tuple[Mapping[str, Any], ...] = ()
+    hint: bool = False  # the advisor's recommended set-aside pulses on the tray LEDs
 
     def layout(self) -> LedLayout:
         if self.segments is None:
@@ -229,6 +230,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "fps": _number(1, 120),
         "segments": _segments,
         "gpio": _gpio,
+        "hint": _bool,
     },
     "buttons": {
         "enabled": _bool,

@@ -10,7 +10,7 @@ threshold so an unknown die gets None); the default profile gives a generic name
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -88,15 +88,26 @@ def color_distance(mean: np.ndarray, model: ColorModel) -> float:
     return float(math.sqrt(max(0.0, diff @ np.linalg.solve(cov, diff))))
 
 
-def nearest_color(mean: np.ndarray, colors: dict[str, ColorModel] | object
-                  ) -> tuple[str | None, float]:
-    """Nearest learned colour by distance; None beyond MAX_DISTANCE. Confidence from the margin."""
-    dists = sorted((color_distance(mean, m), name) for name, m in colors.items())  # type: ignore[attr-defined]
-    best_d, best = dists[0]
+def _log_likelihood(mean: np.ndarray, model: ColorModel) -> tuple[float, float]:
+    """(Mahalanobis distance, Gaussian log-likelihood up to a constant) of a die's colour.
+
+    The likelihood's log-determinant term stops a broad model (marbled dice, or one
+    learned from a poor picture) from claiming every die.
+    """
+    cov = model.cov_array() + np.diag(np.square(FLOOR_STD))
+    diff = np.asarray(mean, np.float64) - model.mean_array()
+    d2 = max(0.0, float(diff @ np.linalg.solve(cov, diff)))
+    return math.sqrt(d2), -0.5 * d2 - 0.5 * float(np.linalg.slogdet(cov)[1])
+
+
+def nearest_color(mean: np.ndarray, colors: Mapping[str, ColorModel]) -> tuple[str | None, float]:
+    """Most likely learned colour; None beyond MAX_DISTANCE. Confidence from the likelihoods."""
+    scored = sorted(((ll, d, name) for name, m in colors.items()
+                     for d, ll in [_log_likelihood(mean, m)]), reverse=True)
+    best_ll, best_d, best = scored[0]
     if best_d > MAX_DISTANCE:
         return None, float(min(0.9, 0.5 + 0.1 * (best_d - MAX_DISTANCE)))
-    weights = [math.exp(-0.5 * d * d) for d, _ in dists]
-    posterior = weights[0] / sum(weights) if sum(weights) > 0 else 1.0 / len(dists)
+    posterior = 1.0 / sum(math.exp(min(50.0, ll - best_ll)) for ll, _, _ in scored)
     closeness = 1.0 if best_d <= 2.0 else 1.0 - 0.5 * (best_d - 2.0) / (MAX_DISTANCE - 2.0)
     return best, float(max(0.0, min(1.0, posterior * closeness)))
 

@@ -25,7 +25,8 @@ SCALES = (1.0,)  # sizes tried (more cost more time; one is enough with centring
 INNER = 0.8  # share of the canonical square compared (skips the rounded edges)
 TILTS = (-10.0, -5.0, 0.0, 5.0, 10.0)
 MAX_BODY_DISTANCE = 4.0  # Mahalanobis, as in vision.color
-REJECT = 12.0  # a best match this many times the learned spread: not the Event die
+REJECT = 10.0  # a best match this many times the learned spread: not the Event die
+FACE_DISTANCE = 18.0  # Lab distance from the body counted as top face (not the darker sides)
 
 _CACHE: dict[int, tuple[EventDie, list[tuple[str, np.ndarray]], float]] = {}
 
@@ -56,7 +57,7 @@ def _face_rect(crop: np.ndarray, body: np.ndarray) -> tuple:
     h, w = crop.shape[:2]
     lab = cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_BGR2LAB).astype(np.float32)
     dist = np.sqrt(((lab - body.astype(np.float32)) ** 2).sum(axis=2))
-    mask = (dist < 28.0).astype(np.uint8)
+    mask = (dist < FACE_DISTANCE).astype(np.uint8)
     k = max(3, round(min(h, w) / 6) | 1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
@@ -72,8 +73,9 @@ def _face_rect(crop: np.ndarray, body: np.ndarray) -> tuple:
         1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
     if stats[big, cv2.CC_STAT_AREA] < 0.2 * h * w:
         return fallback
-    ys, xs = np.nonzero(labels == big)
-    rect = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+    contours, _ = cv2.findContours((labels == big).astype(np.uint8), cv2.RETR_EXTERNAL,
+                                   cv2.CHAIN_APPROX_SIMPLE)
+    rect = cv2.minAreaRect(max(contours, key=cv2.contourArea))
     (cx, cy), (rw, rh), ang = rect
     side = min(rw, rh)  # a square face; the longer side includes the die's visible side
     return ((cx, cy), (side, side), ang)
@@ -171,10 +173,13 @@ def event_face(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
         return None
     maps, spread = _learned(profile.event)
     views = _rotations(ink_map(face))
+    stack = np.array([m.ravel() for _, m in maps], np.float32)
+    # Mean squared difference of every view with every template, as one matrix product.
+    sq = ((views ** 2).sum(axis=1)[:, None] + (stack ** 2).sum(axis=1)[None, :]
+          - 2.0 * views @ stack.T) / views.shape[1]
     best: dict[str, float] = {}
-    for name, m in maps:
-        d = _distance(views, m)
-        best[name] = min(d, best.get(name, d))
+    for (name, _), d in zip(maps, sq.min(axis=0).tolist()):
+        best[name] = min(max(0.0, d), best.get(name, d))
     ranked = sorted((d, name) for name, d in best.items())
     (d1, name), (d2, _) = ranked[0], ranked[1]
     if d1 > REJECT * spread:

@@ -19,7 +19,7 @@ DARK_MEAN = 45  # grey level (0-255) of the tray below which the frame is too da
 DARK_BRIGHT = 70  # ... or when even the brightest tenth is below this
 GLARE_LEVEL = 250
 GLARE_SHARE = 0.004  # share of tray pixels blown out
-GLARE_ON_DIE = 0.15  # share of a die's box blown out
+GLARE_ON_DIE = 0.10  # share of a die's box blown out
 OBJECT_DISTANCE = 28.0  # Lab distance from the tray colour counted as "something there"
 OBJECT_SHARE = 0.06  # a single blob this share of the tray (not a die) is a hand or object
 
@@ -49,8 +49,12 @@ def frame_warnings(frame: np.ndarray, boxes: Sequence[Box] = (), *,
     glare = _glare(grey, tray, boxes, f)
     if glare is not None:
         out.append(glare)
-    blob = _foreign_object(small, tray & ~dice, f, calibrated=profile is not None
-                           and profile.tray is not None)
+    # Hands and objects are big: half the size again is plenty, and much cheaper in Lab.
+    size = (max(1, small.shape[1] // 2), max(1, small.shape[0] // 2))
+    half = cv2.resize(small, size, interpolation=cv2.INTER_AREA)
+    free = cv2.resize((tray & ~dice).astype(np.uint8), size, interpolation=cv2.INTER_NEAREST) > 0
+    blob = _foreign_object(half, free, f * size[0] / small.shape[1],
+                           calibrated=profile is not None and profile.tray is not None)
     if blob is not None:
         out.append(blob)
     return out
@@ -101,13 +105,13 @@ def _foreign_object(small: np.ndarray, free: np.ndarray, f: float, *, calibrated
     Without a calibrated tray the frame shows table edges and walls too, so only a
     skin-coloured blob on a surface that is not itself skin-coloured counts (a hand).
     """
-    if np.count_nonzero(free) < 100:
+    if np.count_nonzero(free) < 50:
         return None
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
     ref = np.median(lab[free], axis=0)
     dist = np.sqrt(((lab - ref) ** 2).sum(axis=2))
     fg = ((dist > OBJECT_DISTANCE) & free).astype(np.uint8)
-    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(fg)
     if n < 2:
         return None

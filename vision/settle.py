@@ -60,6 +60,11 @@ class Settler:
         if empty is not None:
             self.set_empty(empty)
 
+    @classmethod
+    def for_profile(cls, profile: object, **options: object) -> Settler:
+        """A Settler watching only the profile's tray (calibration.Profile or None)."""
+        return cls(tray=getattr(profile, "tray", None), **options)  # type: ignore[arg-type]
+
     def set_empty(self, frame: np.ndarray) -> None:
         """Remember `frame` (BGR) as the empty tray."""
         self._empty = self._small(frame)

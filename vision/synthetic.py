@@ -136,10 +136,10 @@ def render_frame(dice: list[SynthDie], *, background: np.ndarray, rng: np.random
     frame = background.copy()
     angle = rng.uniform(0, 2 * np.pi)
     light_dir = (float(np.cos(angle)) * 0.6, float(np.sin(angle)) * 0.6)
-    boxes = [draw_die(frame, d, rng, light_dir=light_dir) for d in dice]
-    h, w = frame.shape[:2]
+    h, w = frame.shape[:2]  # the light is drawn first, so it does not depend on the dice
     gx = np.linspace(-1, 1, w)[None, :] * rng.uniform(-0.15, 0.15)
     gy = np.linspace(-1, 1, h)[:, None] * rng.uniform(-0.15, 0.15)
+    boxes = [draw_die(frame, d, rng, light_dir=light_dir) for d in dice]
     gain = (light * (1 + gx + gy))[..., None]
     out = frame.astype(np.float32) * gain
     if blur > 0:

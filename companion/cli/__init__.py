@@ -21,6 +21,7 @@ SUBCOMMANDS: list[str] = [
     "advise",
     "read",
     "calibrate",
+    "serve",
 ]
 
 

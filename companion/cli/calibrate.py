@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 FACES = ("blank", "dragon", "rally")
+STALE_FRAMES = 3
 
 
 def register(subparsers: Any) -> None:
@@ -22,7 +23,8 @@ def register(subparsers: Any) -> None:
         description="Build a calibration profile (a folder) from photos or the camera.")
     p.add_argument("--out", required=True, metavar="DIR", help="profile folder to write")
     p.add_argument("--base", metavar="DIR", help="start from this profile (keep what is not redone)")
-    p.add_argument("--tray", metavar="FRAME", help="photo of the empty tray")
+    p.add_argument("--tray", metavar="FRAME",
+                   help="photo of the empty tray (with --camera: `--tray camera` takes it)")
     p.add_argument("--rotation", type=int, choices=(0, 90, 180, 270),
                    help="clockwise turn that makes the frame upright (default: guessed from the tray)")
     p.add_argument("--player", action="append", default=[], metavar="NAME=FRAME",
@@ -80,6 +82,8 @@ def _from_camera(args: argparse.Namespace) -> dict[str, Any]:
     try:
         def shot(prompt: str) -> Any:
             input(f"{prompt}, then press Enter ")
+            for _ in range(STALE_FRAMES):  # a webcam may hand out frames queued before Enter
+                camera.read()
             return camera.read()
         tray = shot("Empty the tray") if args.tray is not None or not (args.player or args.event_face) \
             else None

@@ -107,13 +107,28 @@ def _bad_roll(faces: tuple[object, ...]) -> IllegalMove:
     return IllegalMove(f"A roll is 1 to 6 soldier dice, each showing a whole number 1 to 6, not {list(faces)}.")
 
 
+_BY_ID: dict[int, tuple[SoldierTable, dict[tuple[int, ...], tuple[Option, ...]]]] = {}
+
+
+def _lookup_for(table: SoldierTable | str | None) -> dict[tuple[int, ...], tuple[Option, ...]]:
+    """The table's lookup, found by identity (hashing a whole table on every roll would be slow)."""
+    if type(table) is not SoldierTable:
+        table = get_table(table)
+    entry = _BY_ID.get(id(table))
+    if entry is None or entry[0] is not table:
+        if len(_BY_ID) > 32:
+            _BY_ID.clear()
+        entry = (table, lookup(table))
+        _BY_ID[id(table)] = entry
+    return entry[1]
+
+
 def options_for(faces: Iterable[int], table: SoldierTable | str | None = None) -> tuple[Option, ...]:
     """Every legal set-aside of the roll, fewest dice first; empty for a Farkle."""
-    faces = tuple(faces)
     try:
-        return lookup(get_table(table))[tuple(sorted(faces))]
+        return _lookup_for(table)[tuple(sorted(faces))]
     except (KeyError, TypeError):
-        raise _bad_roll(faces) from None
+        raise _bad_roll(tuple(faces)) from None
 
 
 def scoring_all(faces: Iterable[int], table: SoldierTable | str | None = None) -> Option | None:

@@ -142,11 +142,14 @@ def _normal_roll(state: GameState, faces: tuple[int, ...], event: str, ignore_dr
 
 
 def _dice_used(state: GameState, count: int) -> Result:
+    """Dice left after setting aside `count`; none left is hot dice: the side's full set again."""
     left = state.turn.dice_in_hand - count
     if left > 0:
         return state.with_turn(dice_in_hand=left), []
     name = state.seats[state.turn.roller].name
-    return state.with_turn(dice_in_hand=6), [Event("hot_dice", name)]
+    # RULES.md: hot dice means all six again, for a Brawl defender too (only
+    # their first roll is limited to 5 dice).
+    return state.with_turn(dice_in_hand=state.rules.attacker_dice), [Event("hot_dice", name)]
 
 
 def set_aside(state: GameState, dice: object, rally: object, card: object = None) -> Result:

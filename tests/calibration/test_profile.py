@@ -154,3 +154,10 @@ def test_profile_module_does_not_import_vision() -> None:
 
     source = Path(mod.__file__).read_text()
     assert "import vision" not in source and "from vision" not in source
+
+
+def test_camera_settings_from_a_camera_library_round_trip(tmp_path: Path) -> None:
+    cam = CameraSettings(np.int64(12000), np.float32(1.5), [np.float32(1.7), 1.2])  # type: ignore[arg-type]
+    assert cam.exposure_us == 12000 and isinstance(cam.exposure_us, int)
+    save_profile(Profile(camera=cam), tmp_path / "p")
+    assert load_profile(tmp_path / "p").camera == cam

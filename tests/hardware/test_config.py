@@ -49,6 +49,7 @@ def test_example_documents_every_option_and_equals_the_defaults(tmp_path):
     defaults = Config()
     assert config.camera == defaults.camera and config.buttons == defaults.buttons
     assert config.leds.layout() == defaults.leds.layout()
+    assert config.leds.hint is False and defaults.leds.hint is False  # advisor hint: opt-in
     assert config.server.data_dir == tmp_path / "data"  # relative to the file
     assert config.profile is None
 
@@ -71,6 +72,7 @@ def test_pi_config_switches_on_the_pi_devices(tmp_path):
         ("[buttons]\nroll = 99\n", "buttons.roll must be a GPIO number from 0 to 27"),
         ("[buttons]\nroll = 6\n", "buttons: two buttons share a pin"),
         ("[server]\nport = 0\n", "server.port must be a port number"),
+        ('[leds]\nhint = "yes"\n', "leds.hint must be true or false, got 'yes'"),
         ("[leds]\ncuont = 3\n", "unknown option leds.cuont; known: backend, count"),
         ("[led]\ncount = 3\n", r"unknown section \[led\]"),
         ("[leds.segments]\ntray = [50, 20]\n", r"leds.segments: LED segment tray \(50..69\) does not fit"),

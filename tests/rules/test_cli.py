@@ -104,3 +104,17 @@ def test_console_script_runs_as_a_module() -> None:
     done = subprocess.run([sys.executable, "-m", "companion", "options", "1", "5", "--json"],
                           capture_output=True, text=True, check=True)
     assert json.loads(done.stdout)[-1] == {"dice": [1, 5], "soldiers": 150}
+
+
+def test_play_command_reads_the_rolls_from_stdin() -> None:
+    lines = "recruit\n1 2 3 4 6 6 blank\naside 1\nstop\nquit\n"
+    done = subprocess.run([sys.executable, "-m", "companion", "play", "Ann", "Bo", "--table", "gude"],
+                          input=lines, capture_output=True, text=True, check=True)
+    assert "banked (soldiers 100, army 100)" in done.stdout
+    assert done.stdout.rstrip().endswith("Bo chooses this turn's action: Recruit, Brawl or Final Battle.")
+
+
+def test_play_refuses_a_bad_setup() -> None:
+    done = subprocess.run([sys.executable, "-m", "companion", "play", "Solo"],
+                          input="", capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and "2 to 5 names" in done.stderr

@@ -61,7 +61,21 @@ def _roll(state: GameState, draw: st.DrawFn) -> dict[str, Any]:
     return {"roll": faces, "event": event}
 
 
-def _check(state: GameState) -> None:
+def _adjustment(state: GameState, draw: st.DrawFn) -> dict[str, Any]:
+    kind = draw(st.sampled_from(["soldiers", "gain_item", "ignore_farkle", "ignore_dragon", "reroll_die"]))
+    step: dict[str, Any] = {"adjust": kind, "card": "Mystery Card", "player": draw(st.sampled_from(state.names))}
+    if kind == "soldiers":
+        step["amount"] = 50 * draw(st.integers(-10, 10).filter(bool))
+    if kind == "reroll_die":
+        step.pop("player")
+        step["die"] = draw(st.sampled_from(list(state.turn.last_roll or (1,))))
+        step["roll"] = draw(st.integers(1, 6))
+    if kind in ("ignore_farkle", "ignore_dragon"):
+        step.pop("player")
+    return step
+
+
+def _check(state: GameState, turn_ended: bool = False) -> None:
     cp = checkpoint(state)
     assert all(a >= 0 and a % 50 == 0 for a in cp["army"].values()), cp
     assert cp["turn_total"] >= 0 and cp["turn_total"] % 50 == 0
@@ -69,7 +83,7 @@ def _check(state: GameState) -> None:
     assert cp["player"] in state.names
     assert 0 <= cp["damage"] <= state.rules.dragon_health + 1  # a Rally can overshoot the last point
     assert (cp["winner"] is not None) == (state.phase is Phase.GAME_OVER)
-    if state.phase is Phase.CHOOSE_ACTION:
+    if turn_ended and state.phase is not Phase.GAME_OVER:
         for seat in state.seats:
             assert len(seat.items) <= 1 or "sack_of_holding" in seat.items
     if state.phase is Phase.ROLL and state.turn.action is not None and state.turn.action.value == "final_battle":
@@ -90,14 +104,18 @@ def test_random_legal_games_keep_the_invariants(setup: dict[str, Any], data: st.
         choices: list[dict[str, Any]] = [_fill(s, state, data.draw) for s in legal_steps(state)]
         if state.phase in (Phase.ROLL, Phase.DECIDE):
             choices += [_roll(state, data.draw)] * 3
+        choices.append(_adjustment(state, data.draw))
         step = data.draw(st.sampled_from(choices))
         try:
-            state, _ = apply(state, step)
+            new, _ = apply(state, step)
         except IllegalMove:
-            # Only a card use with a drawn value may be refused (e.g. Hiccup on a die value).
-            assert "use" in step, step
+            # Only card uses and adjustments with drawn values may be refused.
+            assert "use" in step or "adjust" in step, step
             continue
-        _check(state)
+        # A card or adjustment may hand a cancelled Farkle's turn back: that is no turn end.
+        ended = new.current != state.current and "use" not in step and "adjust" not in step
+        _check(new, turn_ended=ended)
+        state = new
     result = replay_record(export_record(state))
     assert result.ok, result.describe()
 

@@ -76,3 +76,14 @@ def test_rejects_bad_frames_and_options() -> None:
         Settler().update(np.zeros((10, 10), np.uint8), 0.0)
     with pytest.raises(ValueError):
         Settler(motion_share=0.5, hand_share=0.1)
+
+
+def test_for_profile_watches_only_the_tray() -> None:
+    from calibration.profile import Profile
+
+    settler = Settler.for_profile(Profile(tray=((0, 0), (300, 0), (300, 480), (0, 480))))
+    dice = [((150, 200), 10)]
+    frames = [_frame(dice, seed=i) for i in range(15)]
+    outside = [_frame(dice + [((450 + 10 * i, 300), 9 * i)], seed=40 + i) for i in range(10)]
+    states = _run(settler, frames + outside)
+    assert states.count("settled") == 1 and set(states[15:]) == {"still"}

@@ -1,0 +1,113 @@
+"""`dragon-farkle serve`: the table companion (camera, rules, LEDs, phone page) on one port.
+
+Defaults run on any laptop: the replay camera over the bundled sample photos, fake
+LEDs, port 8000, the game database in ./data. Command-line options override the
+configuration file (--config), which overrides the built-in defaults.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import logging
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("dragon_farkle.serve")
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("serve", help="run the table: camera, rules, LEDs and the phone page",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--camera", metavar="SPEC",
+                   help="picamera | usb:N | replay | replay:DIR | none (typed rolls only); default: replay")
+    p.add_argument("--leds", metavar="BACKEND",
+                   help="fake (recorded, default) | neopixel_spi | gpio | none")
+    p.add_argument("--host", help="address to listen on (default 0.0.0.0: every phone on the Wi-Fi)")
+    p.add_argument("--port", type=int, help="port of the phone page (default 8000)")
+    p.add_argument("--data", metavar="DIR", help="folder of the game database (default ./data)")
+    p.add_argument("--pin", help="table code phones enter to play (default: a random 4-digit code, kept)")
+    p.add_argument("--profile", metavar="FILE", help="calibration profile (default: the built-in one)")
+    p.add_argument("--config", metavar="FILE", help="configuration file (TOML; see the README)")
+    p.add_argument("--phones", type=int, default=12, help="phones expected at once (sizes the thread pool)")
+    p.set_defaults(func=run)
+
+
+def settings(args: argparse.Namespace) -> Any:
+    """The configuration file (or defaults) with the command-line options laid over it."""
+    from companion.config import load_config
+    from hardware.camera import parse_spec
+
+    if args.camera and args.camera != "none":
+        parse_spec(args.camera)  # a bad spec is an error now, not a camera retried forever
+    config = load_config(args.config)
+    server = config.server
+    server = dataclasses.replace(
+        server,
+        host=args.host or server.host,
+        port=args.port if args.port is not None else server.port,
+        pin_code=args.pin if args.pin is not None else server.pin_code,
+        data_dir=Path(args.data) if args.data else server.data_dir,
+    )
+    leds = dataclasses.replace(config.leds, backend=args.leds) if args.leds else config.leds
+    profile = Path(args.profile) if args.profile else config.profile
+    return dataclasses.replace(config, server=server, leds=leds, profile=profile)
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from companion.controller.runtime import build_runtime, load_keeper
+    from web import create_app
+    from web.serving import lan_address, make_server
+
+    try:
+        config = settings(args)
+        keeper = load_keeper(config.profile, config.server.data_dir)
+        runtime = build_runtime(config, data_dir=config.server.data_dir, camera=args.camera,
+                                keeper=keeper)
+    except ValueError as err:  # bad option or file: say which, start nothing
+        print(f"dragon-farkle serve: {err}", file=sys.stderr)
+        return 2
+    app = create_app({"DATA_DIR": str(config.server.data_dir), "TABLE": runtime.table,
+                      "TABLE_PIN": config.server.pin_code or None,
+                      "CALIBRATION": runtime.calibration})
+    server = make_server(app, host=config.server.host, port=config.server.port, phones=args.phones)
+    announce(app, config.server.host, server.effective_port, lan_address())
+    stopping = threading.Event()
+
+    def shutdown(signum: int, _frame: Any) -> None:
+        if not stopping.is_set():
+            stopping.set()
+            log.info("stopping (signal %s)", signum)
+            app.extensions["dragon_farkle"].broadcaster.close_all()
+            server.close()
+
+    signal.signal(signal.SIGTERM, shutdown)
+    signal.signal(signal.SIGINT, shutdown)
+    runtime.start()
+    try:
+        server.run()
+    except OSError:
+        if not stopping.is_set():
+            raise
+    finally:
+        runtime.stop()
+    return 0
+
+
+def announce(app: Any, host: str, port: int, lan: str) -> None:
+    """Print the table code and join link (and the link as a QR code) for the table."""
+    import segno
+
+    pin = app.extensions["dragon_farkle"].pin
+    shown = lan if host in ("0.0.0.0", "::", "") else host
+    link = f"http://{shown}:{port}/?code={pin}"
+    print(f"Dragon Farkle table is open: http://{shown}:{port}/", flush=True)
+    print(f"Table code: {pin}   (join link: {link})", flush=True)
+    try:
+        segno.make(link, error="m").terminal(out=sys.stdout, compact=True)
+    except (UnicodeEncodeError, OSError):
+        pass
+    sys.stdout.flush()

@@ -1,0 +1,185 @@
+"""The calibration profile in use, and the wizard steps the phone page can do with it.
+
+The reader always reads with `keeper.profile`, so a tray framed on a phone applies to
+the very next roll. Changes are saved at once (`calibration.save_profile` writes a
+whole new folder, never half of one).
+"""
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+ROTATIONS = (0, 90, 180, 270)
+
+
+class CalibrationError(ValueError):
+    """A calibration request that cannot be applied (the message says why)."""
+
+
+class ProfileKeeper:
+    """Holds the current profile; saves it to `path` after every change."""
+
+    def __init__(self, profile: Any, path: str | Path | None) -> None:
+        self._lock = threading.Lock()
+        self._profile = profile
+        self.path = Path(path) if path else None
+        self.listeners: list[Callable[[Any], None]] = []  # called with the new profile
+        self.event_frames: dict[str, list[Any]] = {}  # Event-die face pictures taken so far
+        self.camera: Callable[[], Any] = lambda: None  # the open camera (set by the runtime)
+        self.lights: Any = None  # the TableLights (set by the runtime when LEDs are on)
+
+    @property
+    def profile(self) -> Any:
+        with self._lock:
+            return self._profile
+
+    def read_with(self, reader: Any) -> Any:
+        """A reader function that always uses the current profile."""
+        return lambda frame: reader(frame, profile=self.profile)
+
+    def summary(self, frame_size: tuple[int, int] | None = None) -> dict[str, Any]:
+        """What is calibrated, for the page; the tray in 0..1 of the frame when its size is known."""
+        p = self.profile
+        tray = None
+        if p.tray is not None and frame_size:
+            w, h = frame_size
+            tray = [[round(x / w, 4), round(y / h, 4)] for x, y in p.tray]
+        return {
+            "tray": tray,
+            "tray_set": p.tray is not None,
+            "rotation": p.rotation,
+            "colors": sorted(p.colors),
+            "event_die": p.event is not None,
+            "leds": len(p.leds),
+            "camera_locked": any(v is not None for v in dataclasses.astuple(p.camera)),
+            "saved_to": str(self.path) if self.path else None,
+            "event_frames": {f: len(v) for f, v in self.event_frames.items()},
+        }
+
+    def set_tray(
+        self, points: Any, frame_size: tuple[int, int] | None, rotation: Any = None
+    ) -> dict[str, Any]:
+        """Frame the tray: corner points in 0..1 of the camera picture (None/[] = whole frame)."""
+        if frame_size is None:
+            raise CalibrationError("No camera picture yet: the tray is framed on the camera's view.")
+        tray = None if not points else scaled_polygon(points, frame_size)
+        changes: dict[str, Any] = {"tray": tray}
+        if rotation is not None:
+            if rotation not in ROTATIONS:
+                raise CalibrationError("The rotation is 0, 90, 180 or 270 degrees.")
+            changes["rotation"] = rotation
+        self._replace(**changes)
+        return self.summary(frame_size)
+
+    def find_tray(self, frame: Any) -> dict[str, Any]:
+        """Let the calibration procedure find the tray floor in the current picture."""
+        from calibration.procedures import learn_tray
+
+        polygon, rotation = learn_tray(need(frame))
+        self._replace(tray=polygon, rotation=rotation)
+        return self.summary(frame_size(frame))
+
+    def learn_color(self, frame: Any, name: Any) -> dict[str, Any]:
+        """Learn one dice colour (named as in the game set-up, e.g. "red") from the picture."""
+        from calibration.procedures import learn_color
+
+        if not isinstance(name, str) or not name.strip():
+            raise CalibrationError("Name the dice colour, as in the game set-up (e.g. red).")
+        model = learn_color(need(frame))
+        self._replace(colors={**self.profile.colors, name.strip().lower(): model})
+        return self.summary(frame_size(frame))
+
+    def capture_event(self, frame: Any, face: Any) -> dict[str, Any]:
+        """Keep a picture of one Event-die face; once every face has one, learn the die."""
+        from calibration.procedures import learn_event
+        from calibration.profile import EVENT_FACES
+
+        if face not in EVENT_FACES:
+            raise CalibrationError("The Event die shows blank, dragon or rally.")
+        with self._lock:
+            self.event_frames.setdefault(face, []).append(need(frame).copy())
+            frames = {f: list(v) for f, v in self.event_frames.items()}
+        if all(frames.get(f) for f in EVENT_FACES):
+            self._replace(event=learn_event(frames))
+        return self.summary(frame_size(frame)) | {
+            "event_frames": {f: len(frames.get(f, [])) for f in EVENT_FACES}}
+
+    def lock_exposure(self) -> dict[str, Any]:
+        """Freeze the Pi camera's exposure and white balance now, and keep them in the profile."""
+        from calibration.profile import CameraSettings
+
+        camera = self.camera()
+        if camera is None or not callable(getattr(camera, "lock", None)):
+            raise CalibrationError("Only the Pi camera can lock its exposure; this camera adjusts itself.")
+        values = camera.lock()
+        gains = values.get("ColourGains")
+        self._replace(camera=CameraSettings(
+            exposure_us=values.get("ExposureTime"), analogue_gain=values.get("AnalogueGain"),
+            awb_gains=tuple(gains) if gains else None))
+        return self.summary()
+
+    def map_leds(self, frame: Callable[[], Any], state: dict[str, Any], **kw: Any) -> dict[str, Any]:
+        """Light each tray LED in turn and record where the camera sees it."""
+        from calibration.profile import LedPosition
+        from companion.controller.ledmap import map_leds
+
+        if self.lights is None:
+            raise CalibrationError("No LED strip is running: start the table with LEDs to map them.")
+        try:
+            found = map_leds(self.lights.driver, frame, **kw)
+        finally:
+            self.lights.update(state)  # the game's lights again
+        if len(found) < 2:
+            raise CalibrationError("The camera did not see the tray LEDs light up: point it so the "
+                                   "LED strip along the tray edge is in the picture, then try again.")
+        self._replace(leds=tuple(LedPosition(i, x, y) for i, x, y in found))
+        self.lights.leds = self.profile.leds
+        return self.summary()
+
+    def _replace(self, **changes: Any) -> None:
+        from calibration.profile import save_profile
+
+        with self._lock:
+            profile = dataclasses.replace(self._profile, **changes)  # ProfileError is a ValueError
+            if self.path is not None:
+                save_profile(profile, self.path)
+            self._profile = profile
+        for listener in self.listeners:
+            listener(profile)
+
+
+def need(frame: Any) -> Any:
+    if frame is None:
+        raise CalibrationError("No camera picture yet: calibration works on the camera's view.")
+    return frame
+
+
+def frame_size(frame: Any) -> tuple[int, int]:
+    return (int(frame.shape[1]), int(frame.shape[0]))
+
+
+def scaled_polygon(points: Any, frame_size: tuple[int, int]) -> tuple[tuple[float, float], ...]:
+    """[[x, y], ...] in 0..1 -> frame pixels; refuses anything that is not 3-12 points inside."""
+    if not isinstance(points, Sequence) or not 3 <= len(points) <= 12:
+        raise CalibrationError("Frame the tray with 3 to 12 corner points.")
+    w, h = frame_size
+    out = []
+    for pt in points:
+        ok = isinstance(pt, Sequence) and len(pt) == 2 and all(
+            isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v <= 1 for v in pt)
+        if not ok:
+            raise CalibrationError("Each tray corner is [x, y] with both between 0 and 1.")
+        out.append((round(float(pt[0]) * w, 1), round(float(pt[1]) * h, 1)))
+    if polygon_area(out) < 0.05 * w * h:
+        raise CalibrationError("That tray is tiny: tap the tray's corners around the whole tray.")
+    return tuple(out)
+
+
+def polygon_area(points: Sequence[tuple[float, float]]) -> float:
+    n = len(points)
+    twice = sum(points[i][0] * points[(i + 1) % n][1] - points[(i + 1) % n][0] * points[i][1]
+                for i in range(n))
+    return abs(twice) / 2

@@ -1,0 +1,156 @@
+"""Putting the table together: store, engine, camera loop, reader, LEDs and buttons.
+
+`build_runtime` is what `dragon-farkle serve` calls; each device comes from its own
+package (hardware, vision, calibration) and is optional: without a camera the table
+runs on typed rolls, without LEDs nothing lights up.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from companion.controller.advisor import TableAdvisor
+from companion.controller.calibrate import ProfileKeeper
+from companion.controller.camera_loop import CameraLoop
+from companion.controller.lights import TableLights
+from companion.controller.store import GameStore
+from companion.controller.table import Table
+
+log = logging.getLogger(__name__)
+
+BUTTON_STEPS = {"roll": {"action": "roll"}, "stop": {"action": "stop"}}
+
+
+@dataclass
+class Runtime:
+    """The running table and the devices attached to it."""
+
+    table: Table
+    camera_loop: CameraLoop | None = None
+    lights: TableLights | None = None
+    buttons: Any = None
+    calibration: ProfileKeeper | None = None
+
+    def start(self) -> None:
+        advisor = self.table.advisor
+        if advisor is not None and self.table.settings.get("advisor"):
+            state = self.table.state_obj  # build the game's own table first, then the named ones
+            advisor.warm(state.rules.table if state is not None else None)
+        if self.lights is not None:
+            self.lights.update(self.table.state())
+            self.lights.start()
+        if self.camera_loop is not None:
+            self.camera_loop.start()
+
+    def stop(self) -> None:
+        """Stop the camera, turn the LEDs off, release the buttons (safe to call twice)."""
+        if self.camera_loop is not None:
+            self.camera_loop.stop()
+        if self.lights is not None:
+            self.lights.stop()
+        if self.buttons is not None:
+            self.buttons.close()
+
+
+def press(table: Table, name: str) -> None:
+    """A table button: roll again, stop, undo (a long press asks the phones to confirm)."""
+    try:
+        if name in BUTTON_STEPS:
+            table.apply_step(dict(BUTTON_STEPS[name]), source="button")
+        elif name == "undo":
+            table.undo()
+        elif name == "undo_long":
+            table.ask("undo", "The undo button was held: undo the last step?")
+    except ValueError as err:  # an illegal press changes nothing; the page says why
+        table.ask("notice", f"Button {name}: {err}")
+
+
+def open_camera_loop(table: Table, camera_config: Any, keeper: ProfileKeeper) -> CameraLoop | None:
+    """The camera thread with the real dice reader and settler (None without a reader)."""
+    try:
+        from vision import Settler, draw_reading, read_dice
+    except ImportError as err:  # a checkout without the reader: the table still plays by hand
+        log.error("dice reader unavailable (%s): rolls must be typed", err)
+        table.set_camera("manual", f"The dice reader is not available ({err}): type each roll.")
+        return None
+    settings = camera_settings(keeper.profile)
+
+    def opener() -> Any:
+        return camera_config.open(settings)
+
+    try:
+        camera = opener()
+    except Exception as err:  # noqa: BLE001 - no camera at start-up: play by hand, keep trying
+        log.warning("camera %s: %s", camera_config.spec, err)
+        camera = None
+    loop = CameraLoop(
+        table, camera,
+        reader=keeper.read_with(read_dice),
+        settler=Settler(tray=keeper.profile.tray),
+        draw=draw_reading,
+        reopen=opener,
+    )
+
+    def new_tray(profile: Any) -> None:  # watch only the newly framed tray from now on
+        loop.settler = Settler(tray=profile.tray)
+
+    keeper.listeners.append(new_tray)
+    keeper.camera = lambda: loop.camera
+    return loop
+
+
+def camera_settings(profile: Any) -> dict[str, Any] | None:
+    """Locked exposure/gain/white balance from the profile (Picamera2 names), or None = auto."""
+    cam = getattr(profile, "camera", None)
+    pairs = (("ExposureTime", getattr(cam, "exposure_us", None)),
+             ("AnalogueGain", getattr(cam, "analogue_gain", None)),
+             ("ColourGains", getattr(cam, "awb_gains", None)))
+    settings = {name: value for name, value in pairs if value is not None}
+    return settings or None
+
+
+def open_lights(table: Table, led_config: Any, profile: Any = None) -> TableLights:
+    from companion.ledview import scene_from_snapshot
+
+    lights = TableLights(led_config.open_driver(), scene_from_snapshot=scene_from_snapshot,
+                         fps=led_config.fps, leds=getattr(profile, "leds", ()) or (),
+                         hint=getattr(led_config, "hint", False))
+    table.subscribe(lights.update)
+    return lights
+
+
+def load_keeper(path: str | Path | None, data_dir: Path) -> ProfileKeeper:
+    """The profile at `path` (or the one the wizard saved in the data folder, or the default)."""
+    from calibration.profile import default_profile, load_profile
+
+    where = Path(path) if path else Path(data_dir) / "profile"
+    if path or where.exists():
+        return ProfileKeeper(load_profile(where), where)
+    return ProfileKeeper(default_profile(), where)
+
+
+def advisor_folder(data_dir: Path) -> Path:
+    """Where the advisor's tables are cached: DATA/advisor, or $DRAGON_FARKLE_ADVISOR_CACHE
+    (the same variable the web app reads as its ADVISOR_CACHE setting)."""
+    return Path(os.environ.get("DRAGON_FARKLE_ADVISOR_CACHE") or Path(data_dir) / "advisor")
+
+
+def build_runtime(config: Any, *, data_dir: Path, camera: str | None, keeper: ProfileKeeper) -> Runtime:
+    """Everything `serve` runs, from a `companion.config.Config` plus the command line."""
+    advisor = TableAdvisor(advisor_folder(data_dir))
+    table = Table(GameStore(Path(data_dir) / "games.sqlite3"), advisor=advisor)
+    runtime = Runtime(table)
+    camera_config = dataclasses.replace(config.camera, spec=camera) if camera else config.camera
+    if camera_config.spec != "none":
+        runtime.camera_loop = open_camera_loop(table, camera_config, keeper)
+        runtime.calibration = keeper
+    if config.leds.backend != "none":
+        runtime.lights = open_lights(table, config.leds, keeper.profile)
+        keeper.lights = runtime.lights
+    runtime.buttons = config.buttons.open(functools.partial(press, table))
+    return runtime

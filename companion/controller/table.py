@@ -1,0 +1,394 @@
+"""The table controller: one game, its record, the camera's proposals and the phones' taps.
+
+The game is its record (setup + steps). Every step goes through the rules engine
+first and is stored before anyone hears about it; undo replays the stored steps
+minus the last one from the setup. Listeners (the web page's live stream, the
+LEDs) get the whole new state after every change.
+"""
+from __future__ import annotations
+
+import importlib
+import logging
+import secrets
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from companion.controller.describe import describe_events, describe_step
+from companion.controller.interpret import Expectation, Verdict, interpret
+from companion.controller.liveview import LiveView, encode_jpeg
+from companion.controller.store import GameStore, StoredGame
+
+log = logging.getLogger(__name__)
+DEFAULT_SETTINGS: dict[str, Any] = {"advisor": True}
+STEP_KINDS = ("action", "roll", "set_aside", "use", "adjust", "keep", "new_companion")
+Listener = Callable[[dict[str, Any]], None]
+
+
+class TableError(ValueError):
+    """A request the table cannot act on (no game, bad step shape, nothing to undo)."""
+
+
+class StaleState(TableError):
+    """A tap made on a state that is no longer current (another phone or the camera was first)."""
+
+
+class Table:
+    """Owns the game being played and everything the phones are shown."""
+
+    def __init__(
+        self,
+        store: GameStore,
+        *,
+        engine: Any = None,
+        clock: Callable[[], float] = time.time,
+        min_confidence: float = 0.6,
+        advisor: Any = None,
+    ) -> None:
+        self.store = store
+        self.advisor = advisor  # a TableAdvisor, or None: no advice at this table
+        self.settings: dict[str, Any] = DEFAULT_SETTINGS | store.settings()
+        self.engine = engine or importlib.import_module("companion.rules")
+        self.clock = clock
+        self.min_confidence = min_confidence
+        self.live = LiveView()
+        self._lock = threading.RLock()
+        self._listeners: list[Listener] = []
+        self.version = 0
+        self.boot = secrets.token_hex(4)  # lets pages tell a restarted server from an old message
+        self.game: StoredGame | None = None
+        self.camera: dict[str, Any] = {"mode": "manual", "message": "No camera: type each roll."}
+        self.pending: dict[str, Any] | None = None
+        self._pending_evidence: bytes | None = None
+        self.last_read: dict[str, Any] | None = None
+        self._cache: tuple[int, dict[str, Any]] | None = None
+        self._reset_derived()
+        self.resume()
+        if advisor is not None:
+            advisor.on_ready = self.refresh
+
+    # ----- listeners -------------------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> None:
+        """Call `listener(state)` after every change (keep it quick: it runs under the lock)."""
+        self._listeners.append(listener)
+
+    def _changed(self) -> None:
+        self.version += 1
+        state = self.state()
+        for listener in list(self._listeners):
+            listener(state)
+
+    def refresh(self) -> None:
+        """Re-send the state (the advisor's tables became ready)."""
+        with self._lock:
+            self._changed()
+
+    # ----- replay ----------------------------------------------------------------------------
+    def _reset_derived(self) -> None:
+        self.state_obj: Any = None
+        self.history: list[dict[str, Any]] = []
+        self.armies: list[dict[str, int]] = []
+        self.faces: dict[str, dict[str, int]] = {}
+
+    def resume(self) -> None:
+        """Load the current game from the store and replay it through the engine."""
+        with self._lock:
+            self.game = self.store.current()
+            self._replay()
+
+    def _replay(self) -> None:
+        self._reset_derived()
+        if self.game is None:
+            return
+        self.state_obj = self.engine.new_game(self.game.setup)
+        self.armies.append(dict(self.engine.checkpoint(self.state_obj)["army"]))
+        for i, step in enumerate(self.game.steps):
+            meta = self.game.meta[i] if i < len(self.game.meta) else {}
+            has = self.game.has_evidence[i] if i < len(self.game.has_evidence) else False
+            try:
+                self._advance(step, meta, has)
+            except ValueError as err:  # stored by an older rules engine: keep what still replays
+                self._drop_from(i, err)
+                break
+
+    def _drop_from(self, index: int, err: ValueError) -> None:
+        assert self.game is not None
+        log.error("stored step %d no longer replays (%s); the game goes on from before it", index, err)
+        self.store.truncate(self.game.id, index)
+        for seq in (self.game.steps, self.game.meta, self.game.has_evidence):
+            del seq[index:]
+        self.pending = {"kind": "notice", "proposal": {},
+                        "reason": f"Step {index + 1} of the stored game is not legal under these rules "
+                                  f"({err}); the game goes on from the step before it."}
+
+    def _advance(self, step: dict[str, Any], meta: dict[str, Any], has_evidence: bool) -> None:
+        """Apply one (already checked) step to the live state and its history and statistics."""
+        player = self.engine.checkpoint(self.state_obj)["player"]
+        self.state_obj, events = self.engine.apply(self.state_obj, step)
+        after = self.engine.checkpoint(self.state_obj)
+        self.history.append({
+            "seq": len(self.history),
+            "step": step,
+            "player": player,
+            "text": describe_step(step, player),
+            "events": describe_events(events, player),
+            "kinds": [getattr(e, "kind", str(e)) for e in events],
+            "source": meta.get("source", "phone"),
+            "at": meta.get("at"),
+            "evidence": has_evidence,
+        })
+        self.armies.append(dict(after["army"]))
+        if "roll" in step and player:
+            counts = self.faces.setdefault(player, {k: 0 for k in "123456"} | {
+                "blank": 0, "dragon": 0, "rally": 0})
+            for face in step["roll"]:
+                counts[str(face)] = counts.get(str(face), 0) + 1
+            if step.get("event") in counts:
+                counts[str(step["event"])] += 1
+
+    # ----- commands --------------------------------------------------------------------------
+    def new_game(self, setup: Any) -> dict[str, Any]:
+        """Start a new game from a record's setup (checked by the engine first)."""
+        if not isinstance(setup, dict):
+            raise TableError("The game setup must be a JSON object with a list of players.")
+        with self._lock:
+            self.engine.new_game(setup)  # raises on a bad setup before anything is stored
+            game_id = self.store.new_game(setup)
+            self.game = StoredGame(id=game_id, setup=setup)
+            self._clear_pending()
+            self._replay()
+            self._changed()
+            return self.state()
+
+    def apply_steps(
+        self,
+        steps: Sequence[dict[str, Any]],
+        *,
+        source: str = "phone",
+        evidence: bytes | None = None,
+        seen: str | None = None,
+    ) -> dict[str, Any]:
+        """Check steps through the engine, then store and show them; all or nothing.
+
+        `seen` is the game position ("game id:steps") the phone acted on: a second phone's tap
+        that arrives after the game moved on is refused instead of being applied to the new state.
+        """
+        with self._lock:
+            game = self._need_game()
+            self._check_seen(seen)
+            state = self.state_obj
+            for step in steps:
+                check_step_shape(step)
+                state, _ = self.engine.apply(state, step)  # IllegalMove leaves everything as it was
+            if evidence is None and self.pending and self.pending.get("kind") == "roll":
+                evidence = self._pending_evidence
+            for step in steps:
+                ev = evidence if ("roll" in step or "set_aside" in step) else None
+                meta = {"source": source, "at": self.clock()}
+                self.store.append_step(game.id, len(game.steps), step, meta, ev)
+                game.steps.append(step)
+                game.meta.append(meta)
+                game.has_evidence.append(ev is not None)
+                self._advance(step, meta, ev is not None)
+            if not self._pending_awaits_more(steps):
+                self._clear_pending()
+            self._changed()
+            return self.state()
+
+    def _pending_awaits_more(self, steps: Sequence[dict[str, Any]]) -> bool:
+        """A confirmed re-roll arrives as two taps ("roll again", then the roll): keep the
+        question (and its picture) open between them."""
+        before = (self.pending or {}).get("proposal", {}).get("before")
+        return bool(before) and list(steps) == list(before)
+
+    def apply_step(self, step: Any, **kwargs: Any) -> dict[str, Any]:
+        return self.apply_steps([check_step_shape(step)], **kwargs)
+
+    def undo(self, *, seen: str | None = None) -> dict[str, Any]:
+        """Take back the last step by replaying all the others from the setup."""
+        with self._lock:
+            game = self._need_game()
+            self._check_seen(seen)
+            if not game.steps:
+                raise TableError("Nothing to undo: no move has been made in this game yet.")
+            self.store.pop_step(game.id)
+            for seq in (game.steps, game.meta, game.has_evidence):
+                seq.pop()
+            self._clear_pending()
+            self._replay()
+            self._changed()
+            return self.state()
+
+    def ask(self, kind: str, reason: str, proposal: dict[str, Any] | None = None) -> None:
+        """Put a question or notice on every phone (answered by a step, undo or dismiss)."""
+        with self._lock:
+            self.pending = {"kind": kind, "reason": reason, "proposal": proposal or {}}
+            self._pending_evidence = None
+            self._changed()
+
+    def dismiss(self) -> dict[str, Any]:
+        """Forget the camera's open question (the players will tap or type instead)."""
+        with self._lock:
+            self._clear_pending()
+            self._changed()
+            return self.state()
+
+    def set_settings(self, changes: Any) -> dict[str, Any]:
+        """Change table settings (`{"advisor": false}`); stored, so a restart keeps them."""
+        if not isinstance(changes, dict) or not changes:
+            raise TableError('Send the settings to change as a JSON object, e.g. {"advisor": false}.')
+        for key, value in changes.items():
+            if key not in DEFAULT_SETTINGS:
+                raise TableError(f"Unknown setting {key!r}; the table knows: "
+                                 + ", ".join(DEFAULT_SETTINGS) + ".")
+            if not isinstance(value, bool):
+                raise TableError(f"The setting {key!r} is true or false, not {value!r}.")
+        with self._lock:
+            for key, value in changes.items():
+                self.store.set_setting(key, value)
+                self.settings[key] = value
+            self._changed()
+            return self.state()
+
+    def position(self) -> str:
+        """Where the game stands: "game id:number of steps" (changes with every move and undo)."""
+        return f"{self.game.id}:{len(self.game.steps)}" if self.game else "none"
+
+    def _check_seen(self, seen: str | None) -> None:
+        if seen and seen != self.position():
+            raise StaleState("The game moved on before your tap arrived: look again and try again.")
+
+    def _need_game(self) -> StoredGame:
+        if self.game is None:
+            raise TableError("No game yet: start one from the Table tab.")
+        return self.game
+
+    def _clear_pending(self) -> None:
+        self.pending = None
+        self._pending_evidence = None
+
+    # ----- camera ----------------------------------------------------------------------------
+    def set_camera(self, mode: str, message: str) -> None:
+        """Camera status shown on every page ("camera" or "manual" with the reason)."""
+        with self._lock:
+            if self.camera == {"mode": mode, "message": message}:
+                return
+            self.camera = {"mode": mode, "message": message}
+            self._changed()
+
+    def expectation(self) -> Expectation:
+        """What the engine awaits now, in the terms the camera reader checks against."""
+        cp = self.engine.checkpoint(self.state_obj)
+        last_roll: tuple[int, ...] = ()
+        last_event = None
+        for step in reversed(self.game.steps if self.game else []):
+            if "roll" in step:
+                last_roll, last_event = tuple(sorted(step["roll"])), step.get("event")
+                break
+        colors = (self.game.setup.get("colors") or {}) if self.game else {}
+        return Expectation(
+            phase=cp["phase"],
+            player=cp["player"],
+            dice_in_hand=int(cp.get("dice_in_hand") or 0),
+            options=tuple(tuple(sorted(o)) for o in cp.get("options") or ()),
+            last_roll=last_roll,
+            last_event=last_event,
+            color=colors.get(cp["player"]) if isinstance(colors, dict) else None,
+        )
+
+    def handle_reading(
+        self, reading: Any, frame: np.ndarray, annotated: np.ndarray | None = None
+    ) -> Verdict:
+        """A settled camera reading: apply it, ask the phones about it, or ignore it."""
+        picture = annotated if annotated is not None else frame
+        with self._lock:
+            if self.game is None:
+                return Verdict("ignore", reason="no game")
+            verdict = interpret(reading, self.expectation(), min_confidence=self.min_confidence)
+            self.last_read = {"reason": verdict.reason, "kind": verdict.kind, "at": self.clock(),
+                              "width": int(frame.shape[1]), "dice": [die_json(d) for d in reading.dice]}
+            if verdict.kind == "apply":
+                try:
+                    self.apply_steps(verdict.steps, source="camera", evidence=encode_jpeg(picture))
+                except ValueError as err:
+                    verdict = Verdict("ask", reason=str(err), proposal=verdict.proposal)
+            if verdict.kind == "ask":
+                self.pending = {"kind": verdict.proposal.get("kind", "roll"),
+                                "reason": verdict.reason, "proposal": verdict.proposal}
+                self._pending_evidence = encode_jpeg(picture)
+                self._changed()
+            return verdict
+
+    def pending_evidence(self) -> bytes | None:
+        return self._pending_evidence
+
+    # ----- views -----------------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        """Everything a phone shows: checkpoint keys at the top level, plus the page's extras."""
+        with self._lock:
+            if self._cache and self._cache[0] == self.version:
+                return self._cache[1]
+            state = self._build_state()
+            self._cache = (self.version, state)
+            return state
+
+    def _build_state(self) -> dict[str, Any]:
+        base: dict[str, Any] = {"version": self.version, "boot": self.boot, "camera": self.camera,
+                                "pending": self.pending, "last_read": self.last_read,
+                                "settings": dict(self.settings), "advice": None}
+        if self.game is None or self.state_obj is None:
+            return base | {"game": None, "phase": "no_game", "player": None, "history": [],
+                           "legal": [], "prompt": "Start a new game from the Table tab."}
+        snap = dict(self.engine.snapshot(self.state_obj))
+        snap.update(self.engine.checkpoint(self.state_obj))
+        snap["legal"] = list(snap.get("legal_steps") or self.engine.legal_steps(self.state_obj))
+        return snap | base | {
+            "game": {"id": self.game.id, "setup": self.game.setup, "steps": len(self.game.steps),
+                     "position": self.position()},
+            "history": self.history,
+            "stats": {"armies": self.armies, "faces": self.faces},
+            "can_undo": bool(self.game.steps),
+            "advice": self._advice(),
+        }
+
+    def _advice(self) -> dict[str, Any] | None:
+        """The advisor's answer for this state; nothing is computed when it is switched off."""
+        if self.advisor is None or not self.settings.get("advisor"):
+            return None
+        return self.advisor.advice(self.state_obj)
+
+    def record(self) -> dict[str, Any]:
+        """The game as a record file (TRANSCRIPTS.md)."""
+        with self._lock:
+            game = self._need_game()
+            return {"title": f"Table game {game.id}", "setup": game.setup, "steps": list(game.steps)}
+
+    def evidence(self, seq: int) -> bytes | None:
+        with self._lock:
+            return None if self.game is None else self.store.evidence(self.game.id, seq)
+
+
+def check_step_shape(step: Any) -> dict[str, Any]:
+    """Refuse what is not one TRANSCRIPTS step object, before the engine sees it."""
+    if not isinstance(step, dict):
+        raise TableError("A step must be a JSON object such as {\"action\": \"recruit\"}.")
+    if "expect" in step:
+        raise TableError("'expect' is a checkpoint for game records, not a move.")
+    if not any(k in step for k in STEP_KINDS):
+        raise TableError(
+            "Unknown step: a step is one of action, roll, set_aside, use, adjust, keep or "
+            "new_companion (for example {\"action\": \"stop\"})."
+        )
+    if step.get("illegal"):
+        raise TableError("A step marked illegal is for records only.")
+    return step
+
+
+def die_json(die: Any) -> dict[str, Any]:
+    to_json = getattr(die, "to_json", None)
+    if callable(to_json):
+        return dict(to_json())
+    return {k: getattr(die, k, None) for k in ("kind", "value", "confidence", "color")}

@@ -1,0 +1,192 @@
+"""The camera loop with a fake camera, settler and reader: reads become steps or questions."""
+from __future__ import annotations
+
+import pytest
+
+from companion.controller import CameraLoop, GameStore, Table
+from vision.types import DiceWarning
+
+
+@pytest.fixture
+def loop_for(fakes):
+    def make(table: Table, states: list[str], reader, camera=None, **kw) -> CameraLoop:
+        return CameraLoop(table, camera or fakes.Camera(), reader=reader,
+                          settler=fakes.Settler(states), clock=lambda: 0.0, **kw)
+    return make
+
+
+def test_settled_frame_applies_the_roll_with_its_picture(table, fakes, loop_for):
+    table.apply_step({"action": "recruit"})
+    reader = fakes.Reader()
+    reader.next.append(fakes.reading([1, 2, 2, 4, 4, 5], "blank", color="red"))
+    loop = loop_for(table, ["moving", "hand", "settled", "still"], reader)
+    assert [loop.step() for _ in range(4)] == ["moving", "hand", "settled", "still"]
+    assert reader.calls == 1
+    state = table.state()
+    assert state["phase"] == "set_aside"
+    assert sorted(map(tuple, state["options"])) == [(1,), (1, 5), (5,)]
+    last = state["history"][-1]
+    assert last["step"] == {"roll": [1, 2, 2, 4, 4, 5], "event": "blank"}
+    assert last["source"] == "camera" and last["evidence"]
+    picture = table.evidence(last["seq"])
+    assert picture is not None and picture[:2] == b"\xff\xd8"  # a JPEG
+    assert table.live.jpeg() is not None
+
+
+def test_unsure_read_asks_the_phones_and_changes_nothing(table, fakes, loop_for):
+    table.apply_step({"action": "recruit"})
+    before = table.position()
+    reader = fakes.Reader()
+    reader.next.append(fakes.reading([1, 2, 2, 4, 4, 5], "blank", conf=0.3))
+    loop_for(table, ["settled"], reader).step()
+    assert table.position() == before
+    pending = table.state()["pending"]
+    assert pending["kind"] == "roll" and "low confidence" in pending["reason"]
+    assert pending["proposal"]["roll"] == [1, 2, 2, 4, 4, 5]
+    assert table.pending_evidence() is not None
+    # the players confirm by entering the roll: the picture goes with it
+    state = table.apply_step({"roll": [1, 2, 2, 4, 4, 5], "event": "blank"})
+    assert state["pending"] is None and state["history"][-1]["evidence"]
+
+
+def test_wrong_count_missing_event_wrong_colour_and_warnings_all_ask(table, fakes, loop_for):
+    table.apply_step({"action": "recruit"})
+    cases = [
+        (fakes.reading([1, 2, 3, 4, 5], "blank"), "expected 6"),
+        (fakes.reading([1, 2, 2, 4, 4, 5], None), "no Event die"),
+        (fakes.reading([1, 2, 2, 4, 4, 5], "blank", color="blue"), "not Jane's colour"),
+        (fakes.reading([1, 2, 2, 4, 4, 5], "blank", warnings=(DiceWarning("hand", "A hand is in the tray."),)),
+         "hand is in the tray"),
+    ]
+    for read, words in cases:
+        reader = fakes.Reader()
+        reader.next.append(read)
+        loop_for(table, ["settled"], reader).step()
+        assert words in table.state()["pending"]["reason"]
+        assert table.state()["phase"] == "roll"
+
+
+def test_removed_dice_are_inferred_as_the_set_aside(table, fakes, loop_for):
+    table.apply_steps([{"action": "recruit"}, {"roll": [1, 2, 2, 4, 4, 5], "event": "blank"}])
+    reader = fakes.Reader()
+    reader.next.append(fakes.reading([2, 2, 4, 4], "blank"))  # the 1 and the 5 were taken out
+    loop_for(table, ["settled"], reader).step()
+    state = table.state()
+    assert state["history"][-1]["step"] == {"set_aside": [1, 5]}
+    assert state["phase"] == "decide" and state["turn_total"] == 150
+    # the same leftover dice seen again are not a new roll
+    reader.next.append(fakes.reading([2, 4, 2, 4], "blank"))
+    loop_for(table, ["settled"], reader).step()
+    assert table.state()["phase"] == "decide" and len(table.state()["history"]) == 3
+
+
+def test_removing_non_scoring_dice_asks(table, fakes, loop_for):
+    table.apply_steps([{"action": "recruit"}, {"roll": [1, 2, 2, 4, 4, 5], "event": "blank"}])
+    reader = fakes.Reader()
+    reader.next.append(fakes.reading([1, 2, 4, 4, 5], "blank"))  # a 2 was taken out: not legal
+    loop_for(table, ["settled"], reader).step()
+    state = table.state()
+    assert state["phase"] == "set_aside"
+    assert "not a legal set-aside" in state["pending"]["reason"]
+
+
+def test_rally_set_aside_asks_double_or_item(table, fakes, loop_for):
+    table.apply_steps([{"action": "recruit"}, {"roll": [1, 1, 3, 4, 6, 6], "event": "rally"}])
+    reader = fakes.Reader()
+    reader.next.append(fakes.reading([3, 4, 6, 6], "rally"))
+    loop_for(table, ["settled"], reader).step()
+    pending = table.state()["pending"]
+    assert pending["kind"] == "rally" and pending["proposal"]["set_aside"] == [1, 1]
+
+
+def test_a_new_roll_in_decide_is_roll_again_then_the_roll(table, fakes, loop_for):
+    table.apply_steps([{"action": "recruit"}, {"roll": [1, 2, 2, 4, 4, 5], "event": "blank"},
+                       {"set_aside": [1, 5]}])
+    reader = fakes.Reader()
+    reader.next.append(fakes.reading([5, 5, 3, 6], "blank"))
+    loop_for(table, ["settled"], reader).step()
+    steps = [h["step"] for h in table.state()["history"][-2:]]
+    assert steps == [{"action": "roll"}, {"roll": [3, 5, 5, 6], "event": "blank"}]
+
+
+def test_camera_failure_switches_to_manual_and_keeps_retrying(table, fakes, loop_for):
+    camera = fakes.Camera()
+    reopened = []
+
+    def reopen():
+        reopened.append(1)
+        if len(reopened) < 3:
+            raise OSError("no such device")
+        return fakes.Camera()
+
+    loop = loop_for(table, [], fakes.Reader(), camera=camera, reopen=reopen)
+    loop.step()
+    assert table.state()["camera"]["mode"] in ("manual", "camera")
+    camera.fail = True
+    assert loop.step() == "failed"
+    cam = table.state()["camera"]
+    assert cam["mode"] == "manual" and "Type each roll" in cam["message"]
+    assert camera.closed
+    assert loop.step() == "failed"  # reopening fails: still manual
+    assert loop.step() == "failed"
+    assert loop.step() == "still"   # the third reopen worked
+    assert table.state()["camera"]["mode"] == "camera"
+    assert len(reopened) == 3
+    # typing a roll works all along
+    table.apply_step({"action": "recruit"})
+
+
+def test_reads_before_an_action_are_ignored(table, fakes, loop_for):
+    reader = fakes.Reader()
+    reader.next.append(fakes.reading([1, 2, 3, 4, 5, 6], "blank"))
+    verdict_before = table.position()
+    loop_for(table, ["settled"], reader).step()
+    assert table.position() == verdict_before and table.state()["pending"] is None
+
+
+def test_thread_runs_and_stops(tmp_path, fakes):
+    t = Table(GameStore(tmp_path / "g.sqlite3"))
+    loop = CameraLoop(t, fakes.Camera(), reader=fakes.Reader(), settler=fakes.Settler(), interval=0.01)
+    loop.start()
+    loop.stop()
+    assert loop.camera.closed and t.state()["camera"]["mode"] == "camera"
+
+
+def test_a_failing_reader_is_reported_and_the_table_goes_on(table, fakes, loop_for):
+    table.apply_step({"action": "recruit"})
+
+    class Broken:
+        calls = 0
+
+        def __call__(self, frame):
+            self.calls += 1
+            if self.calls == 1:
+                raise FileNotFoundError("dice model missing")
+            return fakes.reading([1, 2, 2, 4, 4, 5], "blank")
+
+    loop = loop_for(table, ["settled", "moving", "settled"], Broken())
+    assert loop.step() == "error"
+    assert table.state()["camera"]["mode"] == "manual"
+    assert "dice model missing" in table.state()["camera"]["message"]
+    assert loop.step() == "moving"
+    assert loop.step() == "settled"
+    assert table.state()["camera"]["mode"] == "camera" and table.state()["phase"] == "set_aside"
+
+
+def test_replay_camera_and_real_settler_hand_over_one_read_per_photo(table, fakes):
+    from hardware.camera import ReplayCamera
+    from vision.settle import Settler
+
+    now = [0.0]
+    camera = ReplayCamera(hold=2.0, transition=0.5, clock=lambda: now[0])
+    reader = fakes.Reader()
+    reader.next += [fakes.reading([1, 2, 2, 4, 4, 5], "blank") for _ in range(3)]
+    loop = CameraLoop(table, camera, reader=reader, settler=Settler(), clock=lambda: now[0])
+    states = []
+    for _ in range(50):  # 5 s of frames at 10 per second: two photos and a bit
+        states.append(loop.step())
+        now[0] += 0.1
+    assert states.count("settled") == reader.calls
+    assert 2 <= reader.calls <= 3
+    assert "moving" in states and "still" in states
+    assert table.live.jpeg() is not None

@@ -1,0 +1,56 @@
+"""What a settled reading means, phase by phase (pure function, no table)."""
+from __future__ import annotations
+
+import pytest
+
+from companion.controller.interpret import Expectation, interpret
+
+
+def expect(phase="roll", dice=6, **kw) -> Expectation:
+    return Expectation(phase=phase, player="Jane", dice_in_hand=dice, **kw)
+
+
+@pytest.mark.parametrize("faces, ev, phase, kind, words", [
+    ([], None, "roll", "ignore", "empty"),
+    ([1, 2, 3, 4, 5, 6], "blank", "choose_action", "ignore", "choose"),
+    ([1, 2, 3, 4, 5, 6], "blank", "game_over", "ignore", "game_over"),
+    ([1, 2, 3, 4, 5, 6], "blank", "roll", "apply", ""),
+    ([1, 2, 3, 4, 5, None], "blank", "roll", "ask", "could not be read"),
+    ([1, 2, 3, 4, 5, 6], None, "roll", "ask", "no Event die"),
+])
+def test_phases_and_doubts(fakes, faces, ev, phase, kind, words):
+    dice = [fakes.soldier(f, 10.0 * i) for i, f in enumerate(faces)]
+    if ev:
+        dice.append(fakes.event(ev))
+    reading = fakes.reading([], None)
+    reading = type(reading)(dice=tuple(dice), warnings=())
+    verdict = interpret(reading, expect(phase))
+    assert verdict.kind == kind and words in verdict.reason
+
+
+def test_two_event_dice_are_doubtful(fakes):
+    reading = fakes.reading([1, 2, 3, 4, 5, 6], "blank")
+    reading = type(reading)(dice=(*reading.dice, fakes.event("dragon")), warnings=())
+    verdict = interpret(reading, expect())
+    assert verdict.kind == "ask" and "more than one Event die" in verdict.reason
+
+
+def test_the_confidence_threshold_is_a_parameter(fakes):
+    reading = fakes.reading([1, 2, 3, 4, 5, 6], "blank", conf=0.7)
+    assert interpret(reading, expect()).kind == "apply"
+    assert interpret(reading, expect(), min_confidence=0.8).kind == "ask"
+
+
+def test_a_set_aside_that_does_not_match_the_roll_asks(fakes):
+    e = expect("set_aside", last_roll=(1, 2, 2, 4, 4, 5), options=((1,), (5,), (1, 5)), last_event="blank")
+    verdict = interpret(fakes.reading([6, 6], "blank"), e)
+    assert verdict.kind == "ask" and "do not match" in verdict.reason
+    assert interpret(fakes.reading([5, 4, 4, 2, 2, 1], "blank"), e).kind == "ignore"
+
+
+def test_dice_still_lying_from_the_last_roll_are_not_a_new_roll(fakes):
+    # "roll again" was tapped; someone moved the set-aside dice out: the rest is not a roll
+    e = expect("roll", dice=4, last_roll=(1, 2, 2, 4, 4, 5), last_event="blank")
+    assert interpret(fakes.reading([2, 4, 2, 4], "blank"), e).kind == "ignore"
+    assert interpret(fakes.reading([2, 4, 2, 6], "blank"), e).kind == "apply"
+    assert interpret(fakes.reading([2, 4, 2, 4], "dragon"), e).kind == "apply"

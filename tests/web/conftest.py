@@ -1,0 +1,111 @@
+"""Fixtures for the web tests: an app over a temporary data folder, clients, a live server."""
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+
+from web import create_app
+
+PIN = "2468"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def advisor_cache(tmp_path_factory):
+    """One advisor-table cache for the whole run (also for apps and `serve` processes the
+    tests start themselves): each Soldier table is built once, not per test."""
+    folder = str(tmp_path_factory.mktemp("advisor"))
+    old = os.environ.get("DRAGON_FARKLE_ADVISOR_CACHE")
+    os.environ["DRAGON_FARKLE_ADVISOR_CACHE"] = folder
+    yield folder
+    if old is None:
+        os.environ.pop("DRAGON_FARKLE_ADVISOR_CACHE", None)
+    else:
+        os.environ["DRAGON_FARKLE_ADVISOR_CACHE"] = old
+
+
+@pytest.fixture
+def app(tmp_path, advisor_cache):
+    return create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "TABLE_PIN": PIN,
+                       "SSE_KEEPALIVE": 0.2, "ADVISOR_CACHE": advisor_cache})
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def player(app):
+    """A client that has entered the table code."""
+    c = app.test_client()
+    assert c.post("/api/join", json={"pin": PIN}).status_code == 200
+    return c
+
+
+@pytest.fixture
+def game(app, player):
+    """A started two-player game, its advice ready; returns the joined client."""
+    r = player.post("/api/games", json={"players": ["Jane", "Joseph"],
+                                        "colors": {"Jane": "red", "Joseph": "blue"}})
+    assert r.status_code == 200, r.json
+    assert app.extensions["dragon_farkle"].table.advisor.wait(60)
+    return player
+
+
+@pytest.fixture
+def live_server(tmp_path, advisor_cache):
+    """The app served by waitress on a free port, in a thread; yields (base url, app)."""
+    from companion.controller.runtime import load_keeper
+    from web.serving import make_server
+
+    data = tmp_path / "data"
+    app = create_app({"DATA_DIR": str(data), "TABLE_PIN": PIN, "SSE_KEEPALIVE": 1.0,
+                      "CALIBRATION": load_keeper(None, data), "ADVISOR_CACHE": advisor_cache})
+    server = make_server(app, host="127.0.0.1", port=0, phones=12)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.effective_port}", app
+    app.extensions["dragon_farkle"].broadcaster.close_all()
+    time.sleep(0.3)  # let the stream threads finish their last write before the sockets close
+    server.close()
+    thread.join(timeout=5)
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--no-first-run", "--disable-quic"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Debian Chromium through Playwright; skipped without it unless REQUIRE_BROWSER=1."""
+    if not os.path.exists(CHROMIUM):
+        if os.environ.get("REQUIRE_BROWSER") == "1":
+            pytest.fail(f"REQUIRE_BROWSER=1 but {CHROMIUM} is missing (apt-get install chromium)")
+        pytest.skip(f"{CHROMIUM} not installed")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def phone(browser):
+    """Makes phone-sized browser contexts (390x844 CSS px, touch); all closed afterwards."""
+    contexts = []
+
+    def make():
+        ctx = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True)
+        contexts.append(ctx)
+        return ctx.new_page()
+
+    yield make
+    for ctx in contexts:
+        ctx.close()

@@ -1,0 +1,183 @@
+"""Real-browser tests: headless Debian Chromium driven by Playwright, phone-sized, by tapping."""
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.browser
+PIN = "2468"
+
+
+def step_button(page, step: dict):
+    return page.locator(f"#controls button[data-step='{json.dumps(step, separators=(',', ':'))}']")
+
+
+
+def type_roll(page, faces: list[int], event: str) -> None:
+    for face in faces:
+        page.locator(f"#entry [data-face='{face}']").tap()
+    page.locator(f"#entry label[data-event='{event}']").tap()
+    page.locator("#enter-roll").tap()
+
+
+def prompt(page):
+    return page.locator("#turn .prompt")
+
+
+def test_a_whole_short_game_played_by_tapping(live_server, phone):
+    from playwright.sync_api import expect
+
+    base, app = live_server
+    page = phone()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base + "/")
+    # no game yet: the Table tab opens; join with the code, start the default two-player game
+    page.locator("#pin").fill(PIN)
+    page.locator("#join button[type=submit]").tap()
+    expect(page.locator("#who")).to_contain_text("Playing")
+    page.locator("nav button[data-tab=table]").tap()
+    expect(page.locator("#code")).to_have_text(PIN)
+    page.locator("#setup button[type=submit]").tap()
+    expect(prompt(page)).to_contain_text("Jane chooses")
+
+    step_button(page, {"action": "recruit"}).tap()
+    expect(prompt(page)).to_contain_text("Jane rolls 6")
+    type_roll(page, [1, 1, 1, 1, 1, 1], "rally")
+    step_button(page, {"set_aside": [1, 1, 1, 1, 1, 1], "rally": "double"}).tap()
+    expect(page.locator("#turn .stat b").nth(1)).to_have_text("6,000")
+    step_button(page, {"action": "stop"}).tap()
+    expect(page.locator(".player[data-player=Jane] .army")).to_contain_text("6,000")
+
+    step_button(page, {"action": "recruit"}).tap()  # Joseph
+    type_roll(page, [2, 2, 3, 4, 6, 6], "blank")   # a Farkle
+    expect(prompt(page)).to_contain_text("Jane chooses")
+
+    step_button(page, {"action": "final_battle"}).tap()
+    type_roll(page, [2, 2, 3, 4, 6, 6], "rally")   # two damage, nothing lost
+    expect(page.locator("#turn .dragon-hp")).to_contain_text("damage 2 / 3")
+    type_roll(page, [2, 2, 3, 4, 6, 6], "dragon")  # the third: the dragon is defeated
+    expect(prompt(page)).to_contain_text("Jane has defeated the dragon")
+    expect(page.locator(".player[data-player=Jane]")).to_contain_text("WINNER")
+
+    page.locator("nav button[data-tab=history]").tap()
+    expect(page.locator("#history li")).to_have_count(9)
+    page.locator("#undo").tap()
+    expect(page.locator("#history li")).to_have_count(8)
+    page.locator("nav button[data-tab=stats]").tap()
+    expect(page.locator("#chart svg polyline")).to_have_count(2)
+    expect(page.locator("#faces .facerow")).to_have_count(2)
+    assert app.extensions["dragon_farkle"].table.state()["phase"] == "roll"
+    assert errors == []
+
+
+def test_two_phones_see_the_same_updates(live_server, phone):
+    from playwright.sync_api import expect
+
+    base, app = live_server
+    table = app.extensions["dragon_farkle"].table
+    table.new_game({"players": ["Ann", "Bob", "Cy"]})
+    player, watcher = phone(), phone()
+    player.goto(f"{base}/?code={PIN}")
+    watcher.goto(base + "/")
+    expect(player.locator("#who")).to_contain_text("Playing")
+    expect(watcher.locator("#who")).to_contain_text("Watching")
+    expect(watcher.locator("#live")).to_have_class("live on")
+    expect(step_button(watcher, {"action": "recruit"})).to_be_disabled()
+
+    step_button(player, {"action": "brawl", "target": "Cy"}).tap()
+    for page in (player, watcher):
+        expect(prompt(page)).to_contain_text("Ann rolls 6")
+        expect(page.locator("#turn .scoreboard")).to_contain_text("Cy")
+    # a roll from elsewhere (the camera, another phone) reaches both
+    table.apply_step({"roll": [1, 5, 2, 3, 4, 4], "event": "blank"}, source="camera")
+    for page in (player, watcher):
+        expect(page.locator("#controls .opt")).to_have_count(3)
+    # the watcher's tap is refused; the player's goes through and both see it
+    assert watcher.evaluate(
+        "fetch('/api/steps', {method: 'POST', headers: {'Content-Type': 'application/json'},"
+        " body: JSON.stringify({set_aside: [1]})}).then(r => r.status)") == 403
+    step_button(player, {"set_aside": [1, 5]}).tap()
+    for page in (player, watcher):
+        expect(page.locator("#turn .stat b").nth(1)).to_have_text("150")
+
+
+def test_phone_layout_screenshot(live_server, phone, tmp_path):
+    from playwright.sync_api import expect
+
+    base, app = live_server
+    table = app.extensions["dragon_farkle"].table
+    table.new_game({"players": ["Jane", "Joseph", "Mila"], "armies": {"Joseph": 2350, "Mila": 4200},
+                    "colors": {"Jane": "red", "Joseph": "blue", "Mila": "green"},
+                    "companions": {"Mila": "ugh"}})
+    table.apply_steps([{"action": "recruit"}, {"roll": [1, 1, 1, 3, 5, 6], "event": "rally"}])
+    page = phone()
+    page.goto(f"{base}/?code={PIN}")
+    expect(page.locator("#controls .rally-row").first).to_be_visible()
+    page.wait_for_timeout(300)  # let the join toast and the flash settle
+    path = tmp_path / "phone-layout.png"
+    page.screenshot(path=str(path))
+    print(f"phone layout screenshot: {path}")
+    image = cv2.imread(str(path))
+    assert image.shape[:2] == (1688, 780)  # 390x844 CSS pixels at device scale 2
+    assert float(image.std()) > 20  # not blank
+    colours = np.unique(image.reshape(-1, 3)[::7], axis=0)
+    assert len(colours) > 200  # text, dice, cards: a real page, not a flat fill
+    # the set-aside choices are big enough to tap
+    box = page.locator("#controls .rally-row button").first.bounding_box()
+    assert box["height"] >= 40 and box["width"] >= 140
+
+
+def test_framing_the_tray_by_tapping_its_corners(live_server, phone):
+    from playwright.sync_api import expect
+
+    base, app = live_server
+    parts = app.extensions["dragon_farkle"]
+    parts.table.new_game({"players": ["Ann", "Bob"]})
+    parts.table.live.show(np.zeros((480, 640, 3), np.uint8))
+    page = phone()
+    page.goto(f"{base}/?code={PIN}")
+    expect(page.locator("#who")).to_contain_text("Playing")
+    page.locator("nav button[data-tab=table]").tap()
+    img = page.locator("#calib-img")
+    expect(img).to_be_visible()
+    page.wait_for_function("document.getElementById('calib-img').naturalWidth > 0")
+    box = img.bounding_box()
+    corners = [(0.25, 0.2), (0.75, 0.2), (0.75, 0.8), (0.25, 0.8)]
+    for fx, fy in corners:
+        page.mouse.click(box["x"] + fx * box["width"], box["y"] + fy * box["height"])
+    expect(page.locator("#calib svg circle")).to_have_count(4)
+    page.locator("#calib button.primary").tap()
+    expect(page.locator("#calib .card-head")).to_contain_text("tray framed")
+    tray = parts.calibration.profile.tray
+    for (x, y), (fx, fy) in zip(tray, corners):
+        assert abs(x - fx * 640) < 4 and abs(y - fy * 480) < 4
+
+
+def test_a_wrong_camera_read_is_fixed_from_the_page(live_server, phone):
+    from playwright.sync_api import expect
+
+    from vision.types import Die, Reading
+
+    base, app = live_server
+    table = app.extensions["dragon_farkle"].table
+    table.new_game({"players": ["Ann", "Bob"]})
+    table.apply_step({"action": "recruit"})
+    frame = np.full((480, 640, 3), 60, np.uint8)
+    dice = [Die("soldier", f, (60 + 80 * i, 100), (50 + 80 * i, 90, 20, 20), 0.97)
+            for i, f in enumerate([1, 2, 2, 4, 4, 6])]
+    dice.append(Die("event", "blank", (500, 400), (490, 390, 20, 20), 0.97))
+    table.handle_reading(Reading(dice=tuple(dice), warnings=()), frame)
+    page = phone()
+    page.goto(f"{base}/?code={PIN}")
+    expect(page.locator("#controls .opt")).to_have_count(1)  # only the 1 scores
+    page.get_by_text("Wrong read? Fix it").tap()
+    expect(page.locator("#entry-dice .die")).to_have_count(6)
+    page.locator("#entry-dice .die").last.tap()  # remove the 6 ...
+    page.locator("#entry [data-face='5']").tap()  # ... it was a 5
+    page.locator("#enter-roll").tap()
+    expect(page.locator("#controls .opt")).to_have_count(3)  # 1, 5, 1+5
+    assert table.state()["history"][-1]["step"] == {"roll": [1, 2, 2, 4, 4, 5], "event": "blank"}

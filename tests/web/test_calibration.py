@@ -1,0 +1,131 @@
+"""Framing the tray from a phone: the profile changes, is saved, and the reader uses it."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.controller.runtime import load_keeper
+from web import create_app
+
+PIN = "2468"
+
+
+@pytest.fixture
+def setup(tmp_path):
+    keeper = load_keeper(None, tmp_path)
+    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "TABLE_PIN": PIN, "CALIBRATION": keeper})
+    client = app.test_client()
+    client.post("/api/join", json={"pin": PIN})
+    return app, client, keeper, tmp_path
+
+
+def test_frame_the_tray_saves_the_profile_and_the_reader_uses_it(setup):
+    app, client, keeper, folder = setup
+    assert client.get("/api/calibration").json["tray_set"] is False
+    r = client.post("/api/calibration/tray", json={"points": [[0.1, 0.1], [0.9, 0.1], [0.9, 0.9]]})
+    assert r.status_code == 400 and "No camera picture yet" in r.json["error"]
+    app.extensions["dragon_farkle"].table.live.show(np.zeros((480, 640, 3), np.uint8))
+    corners = [[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]]
+    r = client.post("/api/calibration/tray", json={"points": corners, "rotation": 90})
+    assert r.status_code == 200, r.json
+    assert r.json["tray"] == corners and r.json["rotation"] == 90
+    assert keeper.profile.tray[1] == (576.0, 48.0)
+    seen = []
+    keeper.read_with(lambda frame, profile: seen.append(profile))("frame")
+    assert seen[0].tray == keeper.profile.tray
+    again = load_keeper(None, folder)  # a restart finds the saved profile
+    assert again.profile.tray == keeper.profile.tray and again.profile.rotation == 90
+    assert client.post("/api/calibration/tray", json={"points": []}).json["tray_set"] is False
+
+
+@pytest.mark.parametrize("body, words", [
+    ({"points": [[0.1, 0.1], [0.9, 0.1]]}, "3 to 12"),
+    ({"points": [[0.1, 0.1], [0.9, 0.1], [1.5, 0.9]]}, "between 0 and 1"),
+    ({"points": [[0.1, 0.1], [0.12, 0.1], [0.1, 0.12]]}, "tiny"),
+    ({"points": [[0.1, 0.1], [0.9, 0.1], [0.9, 0.9]], "rotation": 45}, "rotation"),
+    ([1, 2], "Send"),
+])
+def test_bad_tray_requests_change_nothing(setup, body, words):
+    app, client, keeper, _ = setup
+    app.extensions["dragon_farkle"].table.live.show(np.zeros((480, 640, 3), np.uint8))
+    before = keeper.profile
+    r = client.post("/api/calibration/tray", json=body)
+    assert r.status_code == 400 and words in r.json["error"]
+    assert keeper.profile == before
+
+
+def test_watchers_cannot_calibrate_and_no_camera_means_no_calibration(setup, tmp_path):
+    app, _, _, _ = setup
+    assert app.test_client().post("/api/calibration/tray", json={"points": []}).status_code == 403
+    plain = create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "x"), "TABLE_PIN": PIN})
+    r = plain.test_client().get("/api/calibration")
+    assert r.status_code == 404 and "camera" in r.json["error"]
+
+
+def show(app, frame):
+    app.extensions["dragon_farkle"].table.live.show(frame)
+
+
+def test_find_the_tray_learn_a_colour_and_the_event_die(setup):
+    from vision.synthetic import SynthDie, procedural_background, random_event_frame, render_frame
+
+    app, client, keeper, _ = setup
+    rng = np.random.default_rng(7)
+    frame = np.full((480, 640, 3), 30, np.uint8)
+    frame[60:420, 80:560] = (60, 120, 60)  # a green tray floor in a dark room
+    show(app, frame)
+    r = client.post("/api/calibration/find_tray", json={})
+    assert r.status_code == 200, r.json
+    xs = [x for x, _ in keeper.profile.tray]
+    assert min(xs) == pytest.approx(80, abs=12) and max(xs) == pytest.approx(560, abs=12)
+
+    background = procedural_background((480, 640), rng)
+    dice = [SynthDie(f, (90.0 + 90 * i, 240.0), 48, 10.0 * i, (40, 40, 200), (240, 240, 240))
+            for i, f in enumerate([1, 2, 3, 4, 5, 6])]
+    show(app, render_frame(dice, background=background, rng=rng)[0])
+    r = client.post("/api/calibration/color", json={"name": "Red"})
+    assert r.status_code == 200, r.json
+    assert r.json["colors"] == ["red"] and "red" in keeper.profile.colors
+
+    for i, face in enumerate(["blank", "dragon", "rally"]):
+        show(app, random_event_frame(face, rng, background=background)[0])
+        r = client.post("/api/calibration/event", json={"face": face})
+        assert r.status_code == 200, r.json
+        assert r.json["event_die"] is (i == 2)
+    assert keeper.profile.event is not None
+
+
+@pytest.mark.parametrize("path, body, words", [
+    ("/api/calibration/color", {"name": "red"}, "no dice found"),
+    ("/api/calibration/color", {"name": ""}, "Name the dice colour"),
+    ("/api/calibration/event", {"face": "purple"}, "blank, dragon or rally"),
+])
+def test_calibration_steps_explain_what_to_fix(setup, path, body, words):
+    app, client, keeper, _ = setup
+    show(app, np.full((480, 640, 3), 90, np.uint8))  # an empty, even picture
+    before = keeper.profile
+    r = client.post(path, json=body)
+    assert r.status_code == 400 and words in r.json["error"]
+    assert keeper.profile == before
+
+
+def test_lock_exposure_needs_a_camera_that_can_lock(setup):
+    _, client, keeper, _ = setup
+    r = client.post("/api/calibration/lock", json={})
+    assert r.status_code == 400 and "Only the Pi camera" in r.json["error"]
+
+    class LockingCamera:  # what hardware.camera's Picamera2 backend answers to lock()
+        def lock(self):
+            return {"ExposureTime": 9000, "AnalogueGain": 1.25, "ColourGains": [1.9, 1.5]}
+
+    keeper.camera = LockingCamera
+    r = client.post("/api/calibration/lock", json={})
+    assert r.status_code == 200 and r.json["camera_locked"] is True
+    cam = keeper.profile.camera
+    assert (cam.exposure_us, cam.analogue_gain, cam.awb_gains) == (9000, 1.25, (1.9, 1.5))
+
+
+def test_mapping_leds_needs_a_strip(setup):
+    _, client, _, _ = setup
+    r = client.post("/api/calibration/leds", json={})
+    assert r.status_code == 400 and "No LED strip" in r.json["error"]

@@ -1,0 +1,176 @@
+"""The JSON API, in the vocabulary of the game records (TRANSCRIPTS.md).
+
+Views only translate HTTP into table calls. Every POST but /api/join needs the
+table code cookie; illegal moves come back as 400 with a readable message and
+change nothing (the table checks through the engine before storing).
+"""
+from __future__ import annotations
+
+import hmac
+from typing import Any
+
+from flask import Blueprint, Response, abort, jsonify, request, session
+
+from web import table_app
+from web.errors import NotJoined
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+def joined() -> bool:
+    """True when this phone's cookie holds the current table code."""
+    return hmac.compare_digest(str(session.get("pin", "")), table_app().pin)
+
+
+@bp.before_request
+def only_players_act() -> None:
+    if request.method == "POST" and request.endpoint != "api.join" and not joined():
+        raise NotJoined()
+
+
+def body() -> Any:
+    """The request's JSON, or a 400 that says what was wrong with it."""
+    data = request.get_json(silent=True)
+    if data is None:
+        abort(400, "The request body must be JSON (Content-Type: application/json).")
+    return data
+
+
+def seen() -> str | None:
+    """The game position the phone saw when the player tapped (optional header)."""
+    return request.headers.get("X-Game-Position") or None
+
+
+def answer(state: dict[str, Any]) -> Response:
+    return jsonify(state | {"joined": joined()})
+
+
+@bp.get("/state")
+def state() -> Response:
+    return answer(table_app().table.state())
+
+
+@bp.post("/join")
+def join() -> Response:
+    data = body()
+    pin = str(data.get("pin", "")).strip() if isinstance(data, dict) else ""
+    if not hmac.compare_digest(pin, table_app().pin):
+        return jsonify(error="That is not the table code. Look at a joined phone or the Pi's log."), 403
+    session.permanent = True
+    session["pin"] = pin
+    return answer(table_app().table.state())
+
+
+@bp.post("/games")
+def new_game() -> Response:
+    return answer(table_app().table.new_game(body()))
+
+
+@bp.post("/steps")
+def steps() -> Response:
+    return answer(table_app().table.apply_step(body(), source="phone", seen=seen()))
+
+
+@bp.post("/undo")
+def undo() -> Response:
+    return answer(table_app().table.undo(seen=seen()))
+
+
+@bp.post("/settings")
+def settings() -> Response:
+    """Change the table's settings, e.g. {"advisor": false} (kept across restarts)."""
+    return answer(table_app().table.set_settings(body()))
+
+
+@bp.post("/pending/dismiss")
+def dismiss() -> Response:
+    return answer(table_app().table.dismiss())
+
+
+@bp.get("/record")
+def record() -> Response:
+    response = jsonify(table_app().table.record())
+    response.headers["Content-Disposition"] = "attachment; filename=dragon-farkle-game.json"
+    return response
+
+
+@bp.get("/code")
+def code() -> Response:
+    """The table code and join link, for phones already joined (to show the others)."""
+    if not joined():
+        raise NotJoined()
+    return jsonify(pin=table_app().pin, link=join_link())
+
+
+def join_link() -> str:
+    from flask import current_app
+
+    base = current_app.config.get("PUBLIC_URL") or request.host_url
+    return f"{base.rstrip('/')}/?code={table_app().pin}"
+
+
+@bp.get("/evidence/<int:seq>.jpg")
+def evidence(seq: int) -> Response:
+    data = table_app().table.evidence(seq)
+    if data is None:
+        abort(404, "No picture was kept for that step.")
+    return Response(data, mimetype="image/jpeg", headers={"Cache-Control": "max-age=86400"})
+
+
+@bp.get("/evidence/pending.jpg")
+def pending_evidence() -> Response:
+    data = table_app().table.pending_evidence()
+    if data is None:
+        abort(404, "The camera has no open question.")
+    return Response(data, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+def keeper() -> Any:
+    found = table_app().calibration
+    if found is None:
+        abort(404, "Calibration needs the camera: start the table with a camera to calibrate.")
+    return found
+
+
+@bp.get("/calibration")
+def calibration() -> Response:
+    return jsonify(keeper().summary(table_app().table.live.size()))
+
+
+@bp.post("/calibration/tray")
+def calibration_tray() -> Response:
+    data = body()
+    if not isinstance(data, dict):
+        abort(400, "Send {\"points\": [[x, y], ...], \"rotation\": 0} with x, y between 0 and 1.")
+    frame = table_app().table.live.size()
+    return jsonify(keeper().set_tray(data.get("points"), frame, data.get("rotation")))
+
+
+@bp.post("/calibration/find_tray")
+def calibration_find_tray() -> Response:
+    return jsonify(keeper().find_tray(table_app().table.live.raw()))
+
+
+@bp.post("/calibration/color")
+def calibration_color() -> Response:
+    data = body()
+    name = data.get("name") if isinstance(data, dict) else None
+    return jsonify(keeper().learn_color(table_app().table.live.raw(), name))
+
+
+@bp.post("/calibration/event")
+def calibration_event() -> Response:
+    data = body()
+    face = data.get("face") if isinstance(data, dict) else None
+    return jsonify(keeper().capture_event(table_app().table.live.raw(), face))
+
+
+@bp.post("/calibration/lock")
+def calibration_lock() -> Response:
+    return jsonify(keeper().lock_exposure())
+
+
+@bp.post("/calibration/leds")
+def calibration_leds() -> Response:
+    table = table_app().table
+    return jsonify(keeper().map_leds(table.live.raw, table.state()))

@@ -1,0 +1,27 @@
+"""The one error handler: bad input becomes a JSON error a player can read."""
+from __future__ import annotations
+
+from flask import Flask, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from companion.controller.table import StaleState
+
+
+class NotJoined(HTTPException):
+    """A phone that has not entered the table code tried to act."""
+
+    code = 403
+    description = "Enter the table code to play. Without it you can watch, but not act."
+
+
+def register(app: Flask) -> None:
+    @app.errorhandler(ValueError)
+    def bad_move(err: ValueError):  # IllegalMove, TableError and bad setups are all ValueErrors
+        status = 409 if isinstance(err, StaleState) else 400
+        return jsonify(error=str(err) or "That is not allowed now."), status
+
+    @app.errorhandler(HTTPException)
+    def http_error(err: HTTPException):
+        if not (request.path.startswith("/api") or request.path.startswith("/stream")):
+            return err
+        return jsonify(error=err.description or err.name), err.code or 500

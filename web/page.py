@@ -1,0 +1,32 @@
+"""The phone page (one HTML page, local script and style) and the join QR code."""
+from __future__ import annotations
+
+import io
+
+import segno
+from flask import Blueprint, Response, current_app, render_template
+
+from web import table_app
+from web.api import join_link, joined
+from web.errors import NotJoined
+
+bp = Blueprint("page", __name__)
+
+
+@bp.get("/")
+def index() -> str:
+    return render_template(
+        "index.html",
+        frame_interval=int(current_app.config["FRAME_INTERVAL_MS"]),
+        code_length=len(table_app().pin),
+    )
+
+
+@bp.get("/qr.svg")
+def qr() -> Response:
+    """The join link (with the table code) as a QR code, for joined phones to show others."""
+    if not joined():
+        raise NotJoined()
+    out = io.BytesIO()
+    segno.make(join_link(), error="m").save(out, kind="svg", scale=6, border=2, dark="#1b1430")
+    return Response(out.getvalue(), mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})

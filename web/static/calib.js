@@ -1,0 +1,78 @@
+/* Dragon Farkle table page: the camera calibration wizard (Table tab, joined phones).
+   Uses the helpers of app.js (h, icon, post, toast, title, COLORS, EVENT_ICON, S). */
+"use strict";
+
+/* ---------- calibration: frame the tray on the camera's picture ---------- */
+var calibPoints = null, calibRotation = 0;
+function renderCalib() {
+  var box = $("calib");
+  if (!joined) { box.hidden = true; return; }
+  fetch("/api/calibration", {credentials: "same-origin"}).then(function (r) { return r.ok ? r.json() : null; }).then(function (c) {
+    box.hidden = !c; box.innerHTML = "";
+    if (!c) return;
+    if (calibPoints === null) { calibPoints = c.tray ? c.tray.slice() : []; calibRotation = c.rotation || 0; }
+    box.appendChild(h("div", {"class": "card-head"}, [h("h2", {text: "Camera calibration"}), h("span", {"class": "muted small", text: c.tray_set ? "tray framed" : "whole picture"})]));
+    box.appendChild(h("p", {"class": "muted small", text: "Tap the corners of the dice tray on the picture, then save. The next roll is read inside the tray only."}));
+    var wrap = h("div", {"class": "cam-wrap calib-wrap"});
+    var img = h("img", {id: "calib-img", alt: "camera picture for framing the tray", src: "/stream/frame.jpg?calib=" + Date.now()});
+    var svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    svg.setAttribute("viewBox", "0 0 1 1"); svg.setAttribute("preserveAspectRatio", "none"); svg.setAttribute("class", "calib-svg");
+    wrap.appendChild(img); wrap.appendChild(svg);
+    function draw() {
+      svg.innerHTML = (calibPoints.length > 1 ? '<polygon points="' + calibPoints.map(function (p) { return p[0] + "," + p[1]; }).join(" ") + '" fill="rgba(255,209,102,.18)" stroke="#ffd166" stroke-width=".006"/>' : "") +
+        calibPoints.map(function (p) { return '<circle cx="' + p[0] + '" cy="' + p[1] + '" r=".015" fill="#ff8a3d"/>'; }).join("");
+    }
+    wrap.addEventListener("click", function (e) {
+      var r = img.getBoundingClientRect();
+      if (calibPoints.length >= 12) return;
+      calibPoints.push([+((e.clientX - r.left) / r.width).toFixed(4), +((e.clientY - r.top) / r.height).toFixed(4)]); draw();
+    });
+    draw(); box.appendChild(wrap);
+    var rot = h("button", {"class": "btn small", type: "button", text: "Rotate: " + calibRotation + "°", onclick: function () { calibRotation = (calibRotation + 90) % 360; rot.textContent = "Rotate: " + calibRotation + "°"; }});
+    box.appendChild(h("div", {"class": "row", style: "margin-top:8px"}, [
+      h("button", {"class": "btn small ghost", type: "button", text: "Clear", onclick: function () { calibPoints = []; draw(); }}), rot,
+      h("button", {"class": "btn small primary", type: "button", text: "Save tray", onclick: function () {
+        post("/api/calibration/tray", {points: calibPoints, rotation: calibRotation}).then(function () { toast("Calibration saved", true); calibPoints = null; renderCalib(); });
+      }})]));
+    box.appendChild(h("button", {"class": "btn small ghost", type: "button", style: "margin-top:6px",
+      text: "Find the tray for me", onclick: function () {
+        post("/api/calibration/find_tray", {}).then(function () { toast("Tray found: check the outline", true); calibPoints = null; renderCalib(); });
+      }}));
+    var used = {}, gameColors = (S && S.game && S.game.setup && S.game.setup.colors) || {};
+    Object.keys(gameColors).forEach(function (n) { used[gameColors[n]] = true; });
+    var colorSel = h("select", {name: "calib-color"}, Object.keys(COLORS).map(function (c) {
+      return h("option", {value: c, text: title(c), selected: used[c] && c === Object.keys(used)[0] ? "selected" : null}); }));
+    box.appendChild(h("h2", {style: "margin-top:14px", text: "Dice colours"}));
+    box.appendChild(h("p", {"class": "muted small", text: "Put one player's six dice in the tray, apart from each other, choose their colour and tap Learn."}));
+    box.appendChild(h("div", {"class": "joinform"}, [colorSel, h("button", {"class": "btn small", type: "button", text: "Learn", onclick: function () {
+      post("/api/calibration/color", {name: colorSel.value}).then(function () { toast("Learned " + colorSel.value, true); renderCalib(); });
+    }})]));
+    box.appendChild(h("h2", {style: "margin-top:14px", text: "Event die"}));
+    box.appendChild(h("p", {"class": "muted small", text: "Put the Event die alone in the tray with one face up and tap that face; do each face once or twice."}));
+    var counts = c.event_frames || {};
+    box.appendChild(h("div", {"class": "seg"}, ["blank", "dragon", "rally"].map(function (f) {
+      return h("button", {"class": "btn small", type: "button", onclick: function () {
+        post("/api/calibration/event", {face: f}).then(function (r) { toast(r.event_die ? "Event die learned" : "Picture of " + f + " kept", true); renderCalib(); });
+      }}, [EVENT_ICON[f] ? icon(EVENT_ICON[f], 16) : null, " " + title(f) + " (" + (counts[f] || 0) + ")"]);
+    })));
+    box.appendChild(h("h2", {style: "margin-top:14px", text: "Exposure"}));
+    box.appendChild(h("p", {"class": "muted small", text: "With the table lit as for playing, lock the Pi camera's exposure and white balance so dice colours stay the same all evening."}));
+    box.appendChild(h("button", {"class": "btn small", type: "button", text: c.camera_locked ? "Lock again" : "Lock exposure", onclick: function () {
+      post("/api/calibration/lock", {}).then(function () { toast("Exposure locked", true); renderCalib(); });
+    }}));
+    box.appendChild(h("h2", {style: "margin-top:14px", text: "LEDs along the tray"}));
+    box.appendChild(h("p", {"class": "muted small", text: "Empty the tray and keep the camera still: each tray LED lights in turn so the camera learns where it is (a few seconds)."}));
+    var ledBtn = h("button", {"class": "btn small", type: "button", text: c.leds ? "Map again (" + c.leds + " mapped)" : "Map the LEDs", onclick: function () {
+      ledBtn.disabled = true; ledBtn.textContent = "Mapping…";
+      post("/api/calibration/leds", {}).then(function (r) { toast(r.leds + " LEDs mapped", true); renderCalib(); },
+        function () { ledBtn.disabled = false; ledBtn.textContent = "Map the LEDs"; });
+    }});
+    box.appendChild(ledBtn);
+    box.appendChild(h("div", {"class": "tags", style: "margin-top:10px"}, [
+      h("span", {"class": "tag", text: c.colors.length ? "Dice colours: " + c.colors.join(", ") : "Dice colours: generic"}),
+      h("span", {"class": "tag", text: c.event_die ? "Event die learned" : "Event die: generic"}),
+      h("span", {"class": "tag", text: "LEDs mapped: " + c.leds}),
+      h("span", {"class": "tag", text: c.camera_locked ? "Exposure locked" : "Exposure automatic"})]));
+  }).catch(function () { box.hidden = true; });
+}
+
