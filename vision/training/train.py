@@ -198,6 +198,7 @@ def main() -> None:
     ap.add_argument("--face-steps", type=int, default=1200)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--skip-det", action="store_true", help="reuse OUT/detector.onnx")
+    ap.add_argument("--det-only", action="store_true", help="train only the detector")
     args = ap.parse_args()
     torch.set_num_threads(2)
     torch.manual_seed(args.seed)
@@ -210,6 +211,8 @@ def main() -> None:
     det_path = args.out / "detector.onnx"
     if not args.skip_det:
         export(train_detector(pool, args.det_steps, rng), (1, 3, 240, DET_W), det_path)
+    if args.det_only:
+        return
     negatives = mine_negatives(det_path, photos)
     print(f"{len(negatives)} hard negatives")
     export(train_faces(pool, negatives, args.face_steps, rng), (1, 3, CROP, CROP),
