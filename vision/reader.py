@@ -9,6 +9,7 @@ the same coordinates as the profile's tray polygon and LED positions.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ import numpy as np
 from vision.color import die_color
 from vision.detect import Candidate, DieDetector
 from vision.event import event_face
-from vision.faces import FaceRead, FaceReader
+from vision.faces import DISAGREE_CAP, FaceRead, FaceReader
 from vision.onnxnets import model_dir
 from vision.quality import frame_warnings
 from vision.types import EVENT, SOLDIER, DiceWarning, Die, Reading
@@ -27,6 +28,7 @@ from vision.types import EVENT, SOLDIER, DiceWarning, Die, Reading
 DIE_PROBABILITY = 0.7  # below this (classifier's 1 - P(not a die)) a candidate is dropped
 UNSURE = 0.5  # a die read below this confidence gets an "unreadable" warning
 SURE = 0.9  # touching dice both read at least this surely need no warning
+ODD_SIZE = 0.75  # a die this much smaller than the frame's median is read with capped confidence
 TOUCHING = 0.85  # centres closer than this many face sides: the dice touch
 _ROTATE = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
 
@@ -141,9 +143,14 @@ def read_dice(frame: np.ndarray, *, profile: Any = None) -> Reading:
     reads = faces.read(upright, [c.center for c in cands], [c.side for c in cands])
     dice: list[Die] = []
     sides: list[float] = []
+    kept = [c.side for c, r in zip(cands, reads)
+            if r.label != "none" and r.die_probability >= DIE_PROBABILITY]
+    typical = float(np.median(kept)) if len(kept) >= 3 else 0.0
     for cand, read in zip(cands, reads):
         if read.label == "none" or read.die_probability < DIE_PROBABILITY:
             continue
+        if cand.side < ODD_SIZE * typical:  # a face far smaller than its neighbours':
+            read = replace(read, confidence=min(read.confidence, DISAGREE_CAP))  # likely mis-cut
         center, box = _raw_geometry(cand, rotation, raw.shape)
         if profile is not None and not profile.in_tray(center):
             continue
