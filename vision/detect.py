@@ -17,7 +17,7 @@ from vision.onnxnets import load_net, model_dir
 
 DET_WIDTH = 320
 STRIDE = 4
-DEFAULT_THRESHOLD = 0.3
+DEFAULT_THRESHOLD = 0.4
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,12 @@
 """Reading the upward face of each found die with a small CNN (OpenCV DNN).
 
-Each candidate is cut from the full-resolution frame (1.5 x its face side, so the
-whole face and a little surrounding), shrunk to 32x32 and classified, together with
-the same crop turned a quarter turn (a die face reads the same either way): classes
-are the faces 1-6, "a face without pips" (blank / symbol: the Event die) and "not a
-die". Confidence is the temperature-calibrated softmax of the averaged views, capped
-when the two views disagree, so an unsure read is reported as unsure.
+Each candidate is cut from the full-resolution frame (1.25 x its face side, so the
+whole face and a little surrounding), shrunk to 36x36 and classified, together with
+the same crop turned a quarter turn (a die face reads the same either way), by two
+independently trained classifiers: classes are the faces 1-6, "a face without pips"
+(blank / symbol: the Event die) and "not a die". Confidence is the mean of the members'
+temperature-calibrated softmax, capped when any view disagrees, so an unsure read is
+reported as unsure.
 """
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ import numpy as np
 
 from vision.onnxnets import load_meta, load_net, model_dir
 
-CROP = 32
-CROP_SCALE = 1.5
+CROP = 36
+CROP_SCALE = 1.25
 NO_PIPS = 6  # class index of a face without pips
 NOT_DIE = 7  # class index of "not a die"
 DISAGREE_CAP = 0.5  # confidence ceiling when the two views read different faces
@@ -71,21 +72,28 @@ def _softmax(z: np.ndarray) -> np.ndarray:
 
 
 class FaceReader:
-    """Batched face classification of all candidates of a frame in one forward pass."""
+    """Batched face classification of all candidates of a frame.
+
+    The model folder's faces.json lists the classifiers (independently trained, each
+    with its own softmax temperature); their calibrated probabilities are averaged, and
+    the confidence is capped at DISAGREE_CAP unless every view of every member agrees.
+    """
 
     def __init__(self, folder: str | Path | None = None) -> None:
         folder = Path(folder or model_dir())
-        self.path = str(folder / "faces.onnx")
-        self.temperature = float(load_meta(str(folder / "faces.json")).get("temperature", 1.0))
+        meta = load_meta(str(folder / "faces.json"))
+        members = meta.get("members") or [{"file": "faces.onnx",
+                                          "temperature": meta.get("temperature", 1.0)}]
+        self.members = [(str(folder / m["file"]), float(m["temperature"])) for m in members]
 
     def logits(self, frame: np.ndarray, centers: list[tuple[float, float]],
-               sides: list[float]) -> np.ndarray:
-        """(2, n, 8) logits: each crop as is and turned 90 degrees."""
+               sides: list[float], path: str | None = None) -> np.ndarray:
+        """(2, n, 8) logits of one member: each crop as is and turned 90 degrees."""
         crops = [face_crop(frame, c, s * CROP_SCALE) for c, s in zip(centers, sides)]
         crops += [cv2.rotate(c, cv2.ROTATE_90_CLOCKWISE) for c in crops]
         blob = cv2.dnn.blobFromImages(crops, 1 / 255.0, (CROP, CROP), (127.5, 127.5, 127.5),
                                       swapRB=False, crop=False)
-        net = load_net(self.path)
+        net = load_net(path or self.members[0][0])
         net.setInput(blob)
         return net.forward().reshape(2, len(centers), -1)
 
@@ -93,14 +101,19 @@ class FaceReader:
              sides: list[float]) -> list[FaceRead]:
         if not centers:
             return []
-        z = self.logits(frame, centers, sides)
-        p = _softmax(z.mean(axis=0) / self.temperature)
-        views = z.argmax(axis=-1)
+        probs_sum = np.zeros((len(centers), 8))
+        views = []
+        for path, temperature in self.members:
+            z = self.logits(frame, centers, sides, path)
+            probs_sum += _softmax(z.mean(axis=0) / temperature)
+            views.append(z.argmax(axis=-1))
+        p = probs_sum / len(self.members)
+        v = np.concatenate(views)  # (2 * members, n)
         out = []
         for i, probs in enumerate(p):
             k = int(probs.argmax())
-            agree = bool(views[0, i] == views[1, i])
+            agree = bool(np.all(v[:, i] == v[0, i]))
             conf = float(probs[k]) if agree else min(float(probs[k]), DISAGREE_CAP)
             label: int | str = k + 1 if k < 6 else ("nopips" if k == NO_PIPS else "none")
-            out.append(FaceRead(label, conf, tuple(float(v) for v in probs), agree))
+            out.append(FaceRead(label, conf, tuple(float(x) for x in probs), agree))
         return out

@@ -24,7 +24,7 @@ from vision.onnxnets import model_dir
 from vision.quality import frame_warnings
 from vision.types import EVENT, SOLDIER, DiceWarning, Die, Reading
 
-DIE_PROBABILITY = 0.5  # below this (classifier's 1 - P(not a die)) a candidate is dropped
+DIE_PROBABILITY = 0.7  # below this (classifier's 1 - P(not a die)) a candidate is dropped
 UNSURE = 0.5  # a die read below this confidence gets an "unreadable" warning
 SURE = 0.9  # touching dice both read at least this surely need no warning
 TOUCHING = 0.85  # centres closer than this many face sides: the dice touch

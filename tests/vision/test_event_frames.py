@@ -17,7 +17,7 @@ def test_blank_face_is_found_as_the_event_die(seed):
     rng = np.random.default_rng(seed)
     bg = procedural_background((480, 640), rng)
     center = (float(rng.uniform(150, 490)), float(rng.uniform(150, 330)))
-    frame, boxes = render_frame([SynthDie("blank", center, 48.0, float(rng.uniform(0, 90)))],
+    frame, _ = render_frame([SynthDie("blank", center, 48.0, float(rng.uniform(0, 90)))],
                                 background=bg, rng=rng)
     reading = read_dice(frame)
     near = [d for d in reading.dice if np.hypot(d.center[0] - center[0],

@@ -13,10 +13,11 @@ from vision.evaluate import Tally, score
 from vision.reader import touching_warnings, unreadable_warnings
 from vision.types import Die
 
-# Floors well under what the shipped model measures on these photos (see the README),
-# so a broken model, crop or decoding fails here while a retrained model passes.
-MIN_CORRECT = 0.95
-MAX_FALSE = 0.03
+# The bundled photos are validation photos the shipped model never saw. Floors sit under
+# what it measures on them (README "Dice reader"), so a broken model, crop or decoding
+# fails here while an equally good retrained model passes.
+MIN_CORRECT = {"byler-2019-12-08": 0.75, "matteop65-train": 0.93}
+MAX_FALSE = 0.06
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +39,7 @@ def test_samples_cover_both_sets(samples):
 @pytest.mark.parametrize("name", ["byler-2019-12-08", "matteop65-train"])
 def test_accuracy_floor_on_bundled_photos(tallies, name):
     t = tallies[name]
-    assert t.correct >= MIN_CORRECT * t.labelled, t
+    assert t.correct >= MIN_CORRECT[name] * t.labelled, t
     assert t.false <= MAX_FALSE * t.labelled, t
     assert t.wrong_confident == 0, t
 

@@ -32,15 +32,15 @@ class Detector(nn.Module):
 
 
 class FaceNet(nn.Module):
-    """Input (N,3,32,32) crop of one die (side = 1.5 x face side) scaled to 0..1 minus 0.5;
+    """Input (N,3,36,36) crop of one die (side = 1.25 x face side) scaled to 0..1 minus 0.5;
     output (N, FACE_CLASSES) logits."""
 
     def __init__(self) -> None:
         super().__init__()
         self.body = nn.Sequential(
             _block(3, 12), _block(12, 24, 2), _block(24, 24), _block(24, 48, 2), _block(48, 48),
-            nn.AvgPool2d(2), nn.Flatten())  # 4x4 cells kept: where the pips are matters
-        self.fc = nn.Linear(48 * 16, FACE_CLASSES)
+            nn.AvgPool2d(3), nn.Flatten())  # 3x3 cells kept: where the pips are matters
+        self.fc = nn.Linear(48 * 9, FACE_CLASSES)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.fc(self.body(x))

@@ -17,13 +17,12 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from vision.faces import face_crop
+from vision.faces import CROP, CROP_SCALE, face_crop
 from vision.training import augment, data, synth
 from vision.training.nets import FACE_CLASSES, Detector, FaceNet
 
 DET_W, STRIDE = 320, 4  # network input width for a whole frame; output grid step
 PATCH = 160  # training patches: the net is fully convolutional
-CROP, CROP_SCALE = 32, 1.5  # classifier input side; crop side / face side
 NOT_DIE = FACE_CLASSES - 1
 
 
@@ -121,18 +120,21 @@ def crop(image: np.ndarray, cx: float, cy: float, side: float, angle: float = 0.
     return face_crop(image, (cx, cy), side, angle=angle, flip=flip, size=CROP)
 
 
-def face_sample(item: tuple, negatives: list[tuple], rng: np.random.Generator
-                ) -> tuple[np.ndarray, int]:
-    p, img, labels = item
+def face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
+                rng: np.random.Generator) -> tuple[np.ndarray, int]:
+    """One classifier crop: a die (uniform over all dice, so crowded photos count fully),
+    a hard negative, or a random background spot."""
+    r = rng.random()
+    pi, li = dice[rng.integers(len(dice))] if r < 0.62 else (rng.integers(len(pool)), -1)
+    p, img, labels = pool[pi]
     rot = _rotation_range(p)
     angle, flip = rng.uniform(-rot, rot), rng.random() < 0.5
-    r = rng.random()
-    if r < 0.55 and len(labels):
-        cx, cy, side, value = labels[rng.integers(len(labels))]
+    if li >= 0:
+        cx, cy, side, value = labels[li]
         cx, cy = cx + rng.normal(0, 0.07 * side), cy + rng.normal(0, 0.07 * side)
         side *= CROP_SCALE * rng.uniform(0.85, 1.2)
         return crop(img, cx, cy, side, angle, flip), int(value) - 1
-    if r < 0.75 and negatives:
+    if r < 0.82 and negatives:
         image, cx, cy, side = negatives[rng.integers(len(negatives))]
         side *= rng.uniform(0.9, 1.1)
         return crop(image, cx, cy, side, angle, flip), NOT_DIE
@@ -152,9 +154,10 @@ def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
     net = FaceNet()
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
+    dice = np.array([(i, j) for i, item in enumerate(pool) for j in range(len(item[2]))])
     t0 = time.time()
     for step in range(steps):
-        batch = [face_sample(pool[i], negatives, rng) for i in rng.integers(0, len(pool), 64)]
+        batch = [face_sample(pool, dice, negatives, rng) for _ in range(64)]
         x = to_tensor([augment.photometric(b[0], rng) for b in batch])
         y = torch.tensor([b[1] for b in batch])
         loss = F.cross_entropy(net(x), y)
@@ -191,10 +194,11 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=Path("../shared/data/dice"))
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--all", action="store_true", help="train on validation photos too")
-    ap.add_argument("--det-steps", type=int, default=2500)
-    ap.add_argument("--face-steps", type=int, default=4000)
+    ap.add_argument("--det-steps", type=int, default=800)
+    ap.add_argument("--face-steps", type=int, default=1200)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--skip-det", action="store_true", help="reuse OUT/detector.onnx")
+    ap.add_argument("--det-only", action="store_true", help="train only the detector")
     args = ap.parse_args()
     torch.set_num_threads(2)
     torch.manual_seed(args.seed)
@@ -207,6 +211,8 @@ def main() -> None:
     det_path = args.out / "detector.onnx"
     if not args.skip_det:
         export(train_detector(pool, args.det_steps, rng), (1, 3, 240, DET_W), det_path)
+    if args.det_only:
+        return
     negatives = mine_negatives(det_path, photos)
     print(f"{len(negatives)} hard negatives")
     export(train_faces(pool, negatives, args.face_steps, rng), (1, 3, CROP, CROP),
