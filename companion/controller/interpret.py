@@ -48,9 +48,14 @@ class Seen:
     doubts: tuple[str, ...]
 
 
+def _dice(n: int) -> str:
+    return "1 die" if n == 1 else f"{n} dice"
+
+
 def summarise(reading: Any, expect: Expectation, *, min_confidence: float) -> Seen:
     """Soldier faces, the Event face and every reason to doubt the read."""
-    doubts: list[str] = [str(getattr(w, "message", w)) for w in getattr(reading, "warnings", ())]
+    # One sentence per kind of warning, however many dice it is about.
+    doubts = list(dict.fromkeys(str(getattr(w, "message", w)) for w in getattr(reading, "warnings", ())))
     faces: list[int] = []
     events: list[str] = []
     unreadable = low = 0
@@ -68,15 +73,15 @@ def summarise(reading: Any, expect: Expectation, *, min_confidence: float) -> Se
             if die.color:
                 colors[str(die.color)] += 1
     if unreadable:
-        doubts.append(f"{unreadable} die/dice could not be read")
+        doubts.append(f"{_dice(unreadable)} could not be read")
     if low:
-        doubts.append(f"{low} die/dice read with low confidence")
+        doubts.append(f"{_dice(low)} read with low confidence")
     if len(events) > 1:
         doubts.append("more than one Event die seen")
     if expect.color:
         wrong = sum(n for c, n in colors.items() if c != expect.color)
         if wrong:
-            doubts.append(f"{wrong} die/dice are not {expect.player}'s colour ({expect.color})")
+            doubts.append(f"{_dice(wrong)} not {expect.player}'s colour ({expect.color})")
     event = events[0] if len(events) == 1 else None
     return Seen(tuple(sorted(faces)), event, len(events), tuple(doubts))
 
