@@ -97,22 +97,6 @@ def fakes():
                            reading=reading, soldier=soldier, event=event)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def advisor_cache(tmp_path_factory):
-    """One advisor-table cache for the whole run (also what `build_runtime` uses through
-    DRAGON_FARKLE_ADVISOR_CACHE), so each Soldier table is built once, not per test."""
-    import os
-
-    folder = tmp_path_factory.mktemp("advisor")
-    old = os.environ.get("DRAGON_FARKLE_ADVISOR_CACHE")
-    os.environ["DRAGON_FARKLE_ADVISOR_CACHE"] = str(folder)
-    yield folder
-    if old is None:
-        os.environ.pop("DRAGON_FARKLE_ADVISOR_CACHE", None)
-    else:
-        os.environ["DRAGON_FARKLE_ADVISOR_CACHE"] = old
-
-
 @pytest.fixture
 def advised(store, advisor_cache) -> Table:
     """A table with the advisor (tables from the shared cache) and a two-player game."""

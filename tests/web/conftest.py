@@ -12,20 +12,6 @@ from web import create_app
 PIN = "2468"
 
 
-@pytest.fixture(scope="session", autouse=True)
-def advisor_cache(tmp_path_factory):
-    """One advisor-table cache for the whole run (also for apps and `serve` processes the
-    tests start themselves): each Soldier table is built once, not per test."""
-    folder = str(tmp_path_factory.mktemp("advisor"))
-    old = os.environ.get("DRAGON_FARKLE_ADVISOR_CACHE")
-    os.environ["DRAGON_FARKLE_ADVISOR_CACHE"] = folder
-    yield folder
-    if old is None:
-        os.environ.pop("DRAGON_FARKLE_ADVISOR_CACHE", None)
-    else:
-        os.environ["DRAGON_FARKLE_ADVISOR_CACHE"] = old
-
-
 @pytest.fixture
 def app(tmp_path, advisor_cache):
     return create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "TABLE_PIN": PIN,
