@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from companion.jsonfile import read_json
 from companion.rules import DragonFarkleError, GameState, IllegalMove, apply, checkpoint, new_game
 
 
@@ -51,13 +52,7 @@ def load_record(source: str | Path | Mapping[str, Any]) -> Record:
     if isinstance(source, Mapping):
         data: Any = source
     else:
-        path = Path(source)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise RecordError(f"The record {path} does not exist.") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise RecordError(f"The record {path} is not readable JSON: {exc}.") from None
+        data = read_json(Path(source), "record", RecordError)
     if not isinstance(data, Mapping) or not isinstance(data.get("setup"), Mapping):
         raise RecordError("A game record is an object with a \"setup\" object and a \"steps\" list.")
     steps = data.get("steps", [])

@@ -5,12 +5,12 @@ can correct the default from the mat in their own box (RULES.md).
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.jsonfile import read_json
 from companion.rules.errors import TableError
 
 FACES = (1, 2, 3, 4, 5, 6)
@@ -112,12 +112,7 @@ def load_table(source: str | Path | Mapping[str, Any]) -> SoldierTable:
     else:
         path = Path(source)
         where = f"table file {path.name}"
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise TableError(f"The table file {path} does not exist.") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise TableError(f"The table file {path} is not readable JSON: {exc}.") from None
+        data = read_json(path, "table file", TableError)
     if not isinstance(data, Mapping):
         raise TableError(f"{where.capitalize()} must be a JSON object of combination names to soldiers.")
     return _table_from_mapping(data, where)
