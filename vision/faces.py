@@ -65,6 +65,13 @@ class FaceRead:
         return 1.0 - self.probs[NOT_DIE]
 
 
+VIEWS: tuple[int | None, ...] = (None, cv2.ROTATE_90_CLOCKWISE)
+
+
+def _views(crop: np.ndarray) -> list[np.ndarray]:
+    return [crop if v is None else cv2.rotate(crop, v) for v in VIEWS]
+
+
 def _softmax(z: np.ndarray) -> np.ndarray:
     z = z - z.max(axis=-1, keepdims=True)
     e = np.exp(z)
@@ -84,18 +91,21 @@ class FaceReader:
         meta = load_meta(str(folder / "faces.json"))
         members = meta.get("members") or [{"file": "faces.onnx",
                                           "temperature": meta.get("temperature", 1.0)}]
-        self.members = [(str(folder / m["file"]), float(m["temperature"])) for m in members]
+        self.members = [(str(folder / m["file"]), float(m["temperature"]),
+                         int(m.get("crop", CROP)))
+                        for m in members]
 
     def logits(self, frame: np.ndarray, centers: list[tuple[float, float]],
-               sides: list[float], path: str | None = None) -> np.ndarray:
-        """(2, n, 8) logits of one member: each crop as is and turned 90 degrees."""
-        crops = [face_crop(frame, c, s * CROP_SCALE) for c, s in zip(centers, sides)]
-        crops += [cv2.rotate(c, cv2.ROTATE_90_CLOCKWISE) for c in crops]
-        blob = cv2.dnn.blobFromImages(crops, 1 / 255.0, (CROP, CROP), (127.5, 127.5, 127.5),
+               sides: list[float], member: int = 0) -> np.ndarray:
+        """(views, n, 8) logits of one member: each crop as is and turned (VIEWS)."""
+        path, _, size = self.members[member]
+        crops = [face_crop(frame, c, s * CROP_SCALE, size=size) for c, s in zip(centers, sides)]
+        crops = [v for c in crops for v in _views(c)]
+        blob = cv2.dnn.blobFromImages(crops, 1 / 255.0, (size, size), (127.5, 127.5, 127.5),
                                       swapRB=False, crop=False)
-        net = load_net(path or self.members[0][0])
+        net = load_net(path)
         net.setInput(blob)
-        return net.forward().reshape(2, len(centers), -1)
+        return net.forward().reshape(len(centers), len(VIEWS), -1).transpose(1, 0, 2)
 
     def read(self, frame: np.ndarray, centers: list[tuple[float, float]],
              sides: list[float]) -> list[FaceRead]:
@@ -103,8 +113,8 @@ class FaceReader:
             return []
         probs_sum = np.zeros((len(centers), 8))
         views = []
-        for path, temperature in self.members:
-            z = self.logits(frame, centers, sides, path)
+        for i, (_, temperature, _) in enumerate(self.members):
+            z = self.logits(frame, centers, sides, i)
             probs_sum += _softmax(z.mean(axis=0) / temperature)
             views.append(z.argmax(axis=-1))
         p = probs_sum / len(self.members)

@@ -6,7 +6,8 @@ import numpy as np
 
 
 def photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Hue rotation, saturation, brightness/contrast/gamma per channel, blur and noise."""
+    """Hue rotation, saturation, brightness/contrast/gamma per channel, blur (round or
+    motion) and noise."""
     out = img
     if rng.random() < 0.7:
         hsv = cv2.cvtColor(out, cv2.COLOR_BGR2HSV)
@@ -21,11 +22,23 @@ def photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     out = cv2.LUT(out, f.astype(np.uint8)[None])
     if rng.random() < 0.3:
         out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 1.3))
+    elif rng.random() < 0.15:
+        out = motion_blur(out, rng)
     if rng.random() < 0.4:
         noise = np.empty(out.shape, np.int16)
         cv2.randn(noise, 0, float(rng.uniform(2, 8)))
         out = np.clip(out.astype(np.int16) + noise, 0, 255).astype(np.uint8)
     return out
+
+
+def motion_blur(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Blur along a random direction, as a die (or the camera) moving during the exposure."""
+    n = int(rng.integers(3, 8))
+    k = np.zeros((n, n), np.float32)
+    k[n // 2, :] = 1.0 / n
+    m = cv2.getRotationMatrix2D(((n - 1) / 2, (n - 1) / 2), float(rng.uniform(0, 180)), 1.0)
+    k = cv2.warpAffine(k, m, (n, n))
+    return cv2.filter2D(img, -1, k / max(float(k.sum()), 1e-6))
 
 
 def affine(center: tuple[float, float], angle: float, scale: float, flip: bool,

@@ -1,11 +1,13 @@
-"""Fit the face classifier's softmax temperature on the validation photos.
+"""Fit each face classifier's softmax temperature on the validation photos.
 
-    python -m vision.training.calibrate --models DIR [--data ../shared/data/dice]
+    python -m vision.training.calibrate --models DIR [--member FILE[:CROP] ...]
+                                        [--data ../shared/data/dice]
 
 Runs the reader's own detector and classifier (OpenCV DNN, as at play time) on the
 validation photos only; matched detections are labelled with their face, unmatched ones
-"not a die"; the temperature minimising the negative log-likelihood is written to
-DIR/faces.json. Needs no torch.
+"not a die"; for each member (default: the members already listed in DIR/faces.json,
+else faces.onnx) the temperature minimising the negative log-likelihood is written to
+DIR/faces.json. CROP is the member's input side in pixels (default 36). Needs no torch.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from vision.faces import NOT_DIE, FaceReader
 from vision.types import Die
 
 
-def collect(models: Path, data: Path) -> tuple[np.ndarray, np.ndarray]:
+def collect(models: Path, data: Path, member: int = 0) -> tuple[np.ndarray, np.ndarray]:
     import cv2
 
     from vision.training.data import SETS, is_validation
@@ -37,7 +39,8 @@ def collect(models: Path, data: Path) -> tuple[np.ndarray, np.ndarray]:
             cands = det.detect(image)
             if not cands:
                 continue
-            z = faces.logits(image, [c.center for c in cands], [c.side for c in cands]).mean(0)
+            z = faces.logits(image, [c.center for c in cands], [c.side for c in cands],
+                             member).mean(0)
             dice = [Die("soldier", None, c.center, c.box, 0.0) for c in cands]
             target = np.full(len(cands), NOT_DIE)
             for li, di in match(dice, e["dice"]):
@@ -54,12 +57,7 @@ def nll(z: np.ndarray, y: np.ndarray, t: float) -> float:
     return float(-logp[np.arange(len(y)), y].mean())
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--models", type=Path, required=True)
-    ap.add_argument("--data", type=Path, default=Path("../shared/data/dice"))
-    args = ap.parse_args()
-    z, y = collect(args.models, args.data)
+def fit(z: np.ndarray, y: np.ndarray) -> float:
     grid = np.exp(np.linspace(np.log(0.3), np.log(5), 200))
     t = float(grid[np.argmin([nll(z, y, g) for g in grid])])
     p = np.exp(z / t - (z / t).max(1, keepdims=True))
@@ -69,9 +67,32 @@ def main() -> None:
     print(f"{len(y)} detections ({(y != NOT_DIE).sum()} dice), temperature {t:.3f}, "
           f"NLL {nll(z, y, 1.0):.4f} -> {nll(z, y, t):.4f}; wrong {wrong.sum()}, "
           f"wrong with conf>=0.9 {(wrong & (conf >= 0.9)).sum()}")
-    (args.models / "faces.json").write_text(json.dumps(
-        {"temperature": round(t, 4), "fitted_on": "validation photos",
-         "detections": len(y)}, indent=1) + "\n")
+    return t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--models", type=Path, required=True)
+    ap.add_argument("--data", type=Path, default=Path("../shared/data/dice"))
+    ap.add_argument("--member", action="append", default=[], metavar="FILE[:CROP]")
+    args = ap.parse_args()
+    meta_path = args.models / "faces.json"
+    old = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    if args.member:
+        members = []
+        for m in args.member:
+            file, _, crop = m.partition(":")
+            members.append({"file": file, "temperature": 1.0, "crop": int(crop or 36)})
+    else:
+        members = old.get("members") or [{"file": "faces.onnx", "temperature": 1.0}]
+    # temperatures are fitted with every member at 1.0: each member's own logits
+    meta_path.write_text(json.dumps({"members": [dict(m, temperature=1.0) for m in members]}))
+    for i, m in enumerate(members):
+        print(m["file"], end=": ")
+        m["temperature"] = round(fit(*collect(args.models, args.data, i)), 4)
+    meta_path.write_text(json.dumps(
+        {"members": members, "fitted_on": "validation photos; vision/training/calibrate.py"},
+        indent=1) + "\n")
 
 
 if __name__ == "__main__":

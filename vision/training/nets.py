@@ -32,15 +32,17 @@ class Detector(nn.Module):
 
 
 class FaceNet(nn.Module):
-    """Input (N,3,36,36) crop of one die (side = 1.25 x face side) scaled to 0..1 minus 0.5;
-    output (N, FACE_CLASSES) logits."""
+    """Input (N,3,S,S) crop of one die (side = 1.25 x face side) scaled to 0..1 minus 0.5,
+    S a multiple of 12 (36 by default); output (N, FACE_CLASSES) logits."""
 
-    def __init__(self) -> None:
+    def __init__(self, width: int = 12, crop: int = 36) -> None:
         super().__init__()
+        w = width
         self.body = nn.Sequential(
-            _block(3, 12), _block(12, 24, 2), _block(24, 24), _block(24, 48, 2), _block(48, 48),
-            nn.AvgPool2d(3), nn.Flatten())  # 3x3 cells kept: where the pips are matters
-        self.fc = nn.Linear(48 * 9, FACE_CLASSES)
+            _block(3, w), _block(w, 2 * w, 2), _block(2 * w, 2 * w), _block(2 * w, 4 * w, 2),
+            _block(4 * w, 4 * w),
+            nn.AvgPool2d(crop // 12), nn.Flatten())  # 3x3 cells kept: where the pips are matters
+        self.fc = nn.Linear(4 * w * 9, FACE_CLASSES)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.fc(self.body(x))

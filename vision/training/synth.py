@@ -22,16 +22,26 @@ NO_PIPS = 7  # label value of a face without pips (blank or symbol)
 
 
 def _colors(rng: np.random.Generator) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    hsv = np.uint8([[[rng.integers(0, 180), rng.integers(0, 256), rng.integers(60, 256)]]])
+    hsv = np.uint8([[[rng.integers(0, 180), rng.integers(0, 256), rng.integers(30, 256)]]])
     body = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0].astype(int)
     lum = body.mean()
-    if rng.random() < 0.15:
+    if rng.random() < 0.35:  # coloured pips (red, yellow, gold ... on a dark or bright body)
         pip = rng.integers(0, 256, 3)
-        if abs(pip.mean() - lum) < 90:
+        if abs(pip.mean() - lum) < 60:
             pip = np.full(3, 0 if lum > 127 else 255)
     else:
         pip = np.full(3, 20 if lum > 110 else 235)
     return tuple(int(v) for v in body), tuple(int(v) for v in pip)
+
+
+def _marble(tile: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Swirls of a second colour through the body, as marbled and gem dice have."""
+    s = tile.shape[0]
+    noise = cv2.GaussianBlur(rng.random((s, s)).astype(np.float32), (0, 0), s / 10)
+    noise = cv2.normalize(noise, None, 0, 1, cv2.NORM_MINMAX)
+    veins = np.exp(-((noise - rng.uniform(0.3, 0.7)) / 0.06) ** 2)[..., None]
+    other = rng.integers(0, 256, 3).astype(np.float32)
+    return (tile * (1 - veins) + other * veins).astype(np.uint8)
 
 
 def _symbol(tile: np.ndarray, side: int, color: tuple[int, ...], rng: np.random.Generator) -> None:
@@ -59,6 +69,8 @@ def render_face(side: int, value: int, rng: np.random.Generator) -> tuple[np.nda
     cv2.rectangle(mask, (0, r), (s, s - r), 255, -1)
     for cx, cy in ((r, r), (s - r, r), (r, s - r), (s - r, s - r)):
         cv2.circle(mask, (cx, cy), r, 255, -1)
+    if rng.random() < 0.35:
+        tile = _marble(tile, rng)
     shade = np.linspace(rng.uniform(0.75, 1.0), rng.uniform(0.9, 1.15), s)[None, :, None]
     tile = np.clip(tile * shade, 0, 255).astype(np.uint8)
     if value == NO_PIPS:
@@ -66,7 +78,11 @@ def render_face(side: int, value: int, rng: np.random.Generator) -> tuple[np.nda
             _symbol(tile, s, pip, rng)
     else:
         pr = int(s * rng.uniform(0.07, 0.11))
+        ring = tuple(int(v) for v in rng.integers(0, 256, 3)) if rng.random() < 0.25 else None
         for px, py in PIPS[value]:
+            if ring is not None:  # pips with a rim of another colour
+                cv2.circle(tile, (int(px * s), int(py * s)), int(pr * 1.35), ring, -1,
+                           cv2.LINE_AA)
             cv2.circle(tile, (int(px * s), int(py * s)), pr, pip, -1, cv2.LINE_AA)
     tile = cv2.resize(tile, (side, side), interpolation=cv2.INTER_AREA)
     alpha = cv2.resize(mask, (side, side), interpolation=cv2.INTER_AREA).astype(np.float32) / 255
@@ -100,3 +116,22 @@ def paste(image: np.ndarray, labels: np.ndarray, rng: np.random.Generator,
         image[:] = (image * (1 - a) + warped * a).astype(np.uint8)
         rows.append(np.array([[cx, cy, side, value]], np.float32))
     return np.concatenate(rows)
+
+
+def garbage(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    """A frame with no dice: pixel noise, blurred noise at a random scale, or a mix.
+
+    Training negatives, so neither network takes noise-like texture (a camera fault,
+    a cloth, gravel) for pips."""
+    kind = rng.integers(0, 3)
+    noise = rng.integers(0, 256, (h, w, 3)).astype(np.uint8)
+    if kind == 0:
+        return noise
+    blurred = cv2.GaussianBlur(noise, (0, 0), float(rng.uniform(0.6, 8)))
+    blurred = cv2.normalize(blurred, None, 0, 255, cv2.NORM_MINMAX)
+    if rng.random() < 0.5:
+        blurred = cv2.cvtColor(cv2.cvtColor(blurred, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    if kind == 1:
+        return blurred
+    a = float(rng.uniform(0.3, 0.7))
+    return cv2.addWeighted(noise, a, blurred, 1 - a, 0)

@@ -115,9 +115,12 @@ def train_detector(pool: list[tuple], steps: int, rng: np.random.Generator) -> D
     return net.eval()
 
 
+CROP_SIZE = [CROP]  # classifier input side in pixels (--crop)
+
+
 def crop(image: np.ndarray, cx: float, cy: float, side: float, angle: float = 0.0,
          flip: bool = False) -> np.ndarray:
-    return face_crop(image, (cx, cy), side, angle=angle, flip=flip, size=CROP)
+    return face_crop(image, (cx, cy), side, angle=angle, flip=flip, size=CROP_SIZE[0])
 
 
 def face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
@@ -150,8 +153,8 @@ def face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
 
 
 def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
-                rng: np.random.Generator) -> FaceNet:
-    net = FaceNet()
+                rng: np.random.Generator, width: int = 12) -> FaceNet:
+    net = FaceNet(width, CROP_SIZE[0])
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
     dice = np.array([(i, j) for i, item in enumerate(pool) for j in range(len(item[2]))])
@@ -197,14 +200,22 @@ def main() -> None:
     ap.add_argument("--det-steps", type=int, default=800)
     ap.add_argument("--face-steps", type=int, default=1200)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=2, help="torch CPU threads")
     ap.add_argument("--skip-det", action="store_true", help="reuse OUT/detector.onnx")
+    ap.add_argument("--garbage", type=int, default=40,
+                    help="frames of pure noise added as pictures without dice")
+    ap.add_argument("--face-width", type=int, default=12, help="classifier's first layer width")
+    ap.add_argument("--crop", type=int, default=CROP, help="classifier input side (x12)")
     ap.add_argument("--det-only", action="store_true", help="train only the detector")
     args = ap.parse_args()
-    torch.set_num_threads(2)
+    torch.set_num_threads(args.threads)
+    CROP_SIZE[0] = args.crop
     torch.manual_seed(args.seed)
     cv2.setNumThreads(1)
     rng = np.random.default_rng(args.seed)
     photos = [p for p in data.load_all(args.data) if args.all or not p.val]
+    photos += [data.Photo("garbage", f"garbage-{i}", synth.garbage(480, 640, rng),
+                          np.zeros((0, 4), np.float32), False) for i in range(args.garbage)]
     print(f"training on {len(photos)} photos, {sum(len(p.labels) for p in photos)} dice")
     pool = pool_of(photos, rng)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -215,9 +226,9 @@ def main() -> None:
         return
     negatives = mine_negatives(det_path, photos)
     print(f"{len(negatives)} hard negatives")
-    export(train_faces(pool, negatives, args.face_steps, rng), (1, 3, CROP, CROP),
-           args.out / "faces.onnx")
-    meta = {"crop": CROP, "crop_scale": CROP_SCALE, "det_width": DET_W, "stride": STRIDE,
+    export(train_faces(pool, negatives, args.face_steps, rng, args.face_width),
+           (1, 3, args.crop, args.crop), args.out / "faces.onnx")
+    meta = {"crop": args.crop, "face_width": args.face_width, "crop_scale": CROP_SCALE, "det_width": DET_W, "stride": STRIDE,
             "trained_on_validation": bool(args.all), "seed": args.seed}
     (args.out / "train_meta.json").write_text(json.dumps(meta, indent=1))
 

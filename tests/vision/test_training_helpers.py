@@ -1,0 +1,38 @@
+"""Training helpers that need no torch: the noise negatives, motion blur, the split."""
+from __future__ import annotations
+
+import numpy as np
+
+from vision.training import augment, data, synth
+
+
+def test_garbage_frames_are_noise_of_every_kind():
+    rng = np.random.default_rng(0)
+    frames = [synth.garbage(48, 64, rng) for _ in range(30)]
+    assert all(f.shape == (48, 64, 3) and f.dtype == np.uint8 for f in frames)
+    # pure noise has large neighbour differences, blurred noise small ones: both occur
+    rough = [float(np.abs(np.diff(f.astype(int), axis=1)).mean()) for f in frames]
+    assert max(rough) > 60 and min(rough) < 20
+
+
+def test_motion_blur_smears_a_dot_into_a_streak_of_the_same_light():
+    for seed in range(5):
+        img = np.zeros((41, 41, 3), np.uint8)
+        img[20, 20] = 250
+        out = augment.motion_blur(img, np.random.default_rng(seed))
+        lit = out[..., 0] > 0
+        assert out.shape == img.shape and lit.sum() >= 3
+        assert abs(int(out[..., 0].astype(int).sum()) - 250) < 25
+        ys, xs = np.nonzero(lit)
+        assert max(np.ptp(ys), np.ptp(xs)) >= 2  # a streak, not a blob
+
+
+def test_validation_split_is_fixed_by_name():
+    entry = {"file": "images/train_six_1.jpg"}
+    first = data.is_validation("matteop65-train", entry)
+    assert all(data.is_validation("matteop65-train", entry) == first for _ in range(3))
+    assert data.is_validation("byler-2019-12-08", {"file": "x.jpg", "split": "test"})
+    assert not data.is_validation("byler-2019-12-08", {"file": "x.jpg", "split": "train"})
+    names = [{"file": f"images/{i}.jpg"} for i in range(2000)]
+    share = np.mean([data.is_validation("matteop65-train", e) for e in names])
+    assert 0.17 < share < 0.23
