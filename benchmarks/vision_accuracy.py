@@ -5,8 +5,8 @@
 Data: --data, else $DICE_DATA, else <repo>/../shared/data/dice. Prints, per set, dice
 read correctly / dice labelled, missed, false dice, wrong with confidence >= 0.9 and
 milliseconds per frame (median, p95) in one process on one core; then the same on the
-validation photos (byler's "test" split and a fixed 20% of matteop65), which the
-development models never saw (the shipped models are trained on everything).
+validation photos (byler's "test" split and a fixed 20% of matteop65), which no
+shipped model was trained on (vision/training/README.md).
 Times: wall clock per frame and, in brackets, the process's CPU time per frame (the
 same on an idle core; wall time grows when other programs share the machine).
 """

@@ -153,8 +153,13 @@ def face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
 
 
 def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
-                rng: np.random.Generator, width: int = 12) -> FaceNet:
+                rng: np.random.Generator, width: int = 12, ema: float = 0.0) -> torch.nn.Module:
+    """The trained classifier, or with ema > 0 the exponential moving average of its
+    weights (and batch-norm statistics) over the steps: steadier from run to run."""
     net = FaceNet(width, CROP_SIZE[0])
+    avg = torch.optim.swa_utils.AveragedModel(
+        net, multi_avg_fn=torch.optim.swa_utils.get_ema_multi_avg_fn(ema),
+        use_buffers=True) if ema else None
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
     dice = np.array([(i, j) for i, item in enumerate(pool) for j in range(len(item[2]))])
@@ -168,9 +173,11 @@ def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
         loss.backward()
         opt.step()
         sched.step()
+        if avg is not None:
+            avg.update_parameters(net)
         if step % 200 == 0:
             print(f"faces {step}/{steps} loss {loss.item():.3f} {time.time() - t0:.0f}s", flush=True)
-    return net.eval()
+    return (avg.module if avg is not None else net).eval()
 
 
 def mine_negatives(det_path: Path, photos: list[data.Photo]) -> list[tuple]:
@@ -206,6 +213,8 @@ def main() -> None:
                     help="frames of pure noise added as pictures without dice")
     ap.add_argument("--face-width", type=int, default=12, help="classifier's first layer width")
     ap.add_argument("--crop", type=int, default=CROP, help="classifier input side (x12)")
+    ap.add_argument("--ema", type=float, default=0.0,
+                    help="export the moving average of the classifier's weights (e.g. 0.999)")
     ap.add_argument("--det-only", action="store_true", help="train only the detector")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
@@ -226,7 +235,7 @@ def main() -> None:
         return
     negatives = mine_negatives(det_path, photos)
     print(f"{len(negatives)} hard negatives")
-    export(train_faces(pool, negatives, args.face_steps, rng, args.face_width),
+    export(train_faces(pool, negatives, args.face_steps, rng, args.face_width, args.ema),
            (1, 3, args.crop, args.crop), args.out / "faces.onnx")
     meta = {"crop": args.crop, "face_width": args.face_width, "crop_scale": CROP_SCALE, "det_width": DET_W, "stride": STRIDE,
             "trained_on_validation": bool(args.all), "seed": args.seed}
