@@ -116,6 +116,7 @@ def train_detector(pool: list[tuple], steps: int, rng: np.random.Generator) -> D
 
 
 CROP_SIZE = [CROP]  # classifier input side in pixels (--crop)
+FACE_SCALE = [0.85, 1.2]  # random size of a labelled die's crop, times its face (--face-scale)
 
 
 def crop(image: np.ndarray, cx: float, cy: float, side: float, angle: float = 0.0,
@@ -124,10 +125,16 @@ def crop(image: np.ndarray, cx: float, cy: float, side: float, angle: float = 0.
 
 
 def face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
-                rng: np.random.Generator) -> tuple[np.ndarray, int]:
-    """One classifier crop: a die (uniform over all dice, so crowded photos count fully),
-    a hard negative, or a random background spot."""
+                rng: np.random.Generator, positives: list[tuple] = ()) -> tuple[np.ndarray, int]:
+    """One classifier crop: a die (uniform over all dice, so crowded photos count fully;
+    half of them, when given, as the detector cut them), a hard negative, or a random
+    background spot."""
     r = rng.random()
+    if r < 0.31 and len(positives):
+        image, cx, cy, side, value, rot = positives[rng.integers(len(positives))]
+        side *= rng.uniform(0.95, 1.05)
+        cx, cy = cx + rng.normal(0, 0.03 * side), cy + rng.normal(0, 0.03 * side)
+        return crop(image, cx, cy, side, rng.uniform(-rot, rot), rng.random() < 0.5), value - 1
     pi, li = dice[rng.integers(len(dice))] if r < 0.62 else (rng.integers(len(pool)), -1)
     p, img, labels = pool[pi]
     rot = _rotation_range(p)
@@ -135,7 +142,7 @@ def face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
     if li >= 0:
         cx, cy, side, value = labels[li]
         cx, cy = cx + rng.normal(0, 0.07 * side), cy + rng.normal(0, 0.07 * side)
-        side *= CROP_SCALE * rng.uniform(0.85, 1.2)
+        side *= CROP_SCALE * rng.uniform(*FACE_SCALE)
         return crop(img, cx, cy, side, angle, flip), int(value) - 1
     if r < 0.82 and negatives:
         image, cx, cy, side = negatives[rng.integers(len(negatives))]
@@ -153,7 +160,8 @@ def face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
 
 
 def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
-                rng: np.random.Generator, width: int = 12, ema: float = 0.0) -> torch.nn.Module:
+                rng: np.random.Generator, width: int = 12, ema: float = 0.0,
+                positives: list[tuple] = ()) -> torch.nn.Module:
     """The trained classifier, or with ema > 0 the exponential moving average of its
     weights (and batch-norm statistics) over the steps: steadier from run to run."""
     net = FaceNet(width, CROP_SIZE[0])
@@ -165,7 +173,7 @@ def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
     dice = np.array([(i, j) for i, item in enumerate(pool) for j in range(len(item[2]))])
     t0 = time.time()
     for step in range(steps):
-        batch = [face_sample(pool, dice, negatives, rng) for _ in range(64)]
+        batch = [face_sample(pool, dice, negatives, rng, positives) for _ in range(64)]
         x = to_tensor([augment.photometric(b[0], rng) for b in batch])
         y = torch.tensor([b[1] for b in batch])
         loss = F.cross_entropy(net(x), y)
@@ -180,18 +188,24 @@ def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
     return (avg.module if avg is not None else net).eval()
 
 
-def mine_negatives(det_path: Path, photos: list[data.Photo]) -> list[tuple]:
-    """Detector hits on training photos far from every labelled die (hard negatives)."""
+def mine(det_path: Path, photos: list[data.Photo]) -> tuple[list[tuple], list[tuple]]:
+    """Run the detector (low threshold) on the training photos. Returns the hard negatives
+    (hits far from every labelled die) and the detector's own crops of labelled dice
+    (hits within half a face of a label, with its value), so the classifier also trains
+    on crops placed and sized exactly as the reader will cut them."""
     from vision.detect import DieDetector
 
     det = DieDetector(det_path, threshold=0.1)
-    out = []
+    negatives, positives = [], []
     for p in photos:
         for c in det.detect(p.image):
             d = np.hypot(p.labels[:, 0] - c.center[0], p.labels[:, 1] - c.center[1])
+            item = (p.image, c.center[0], c.center[1], c.side * CROP_SCALE)
             if not len(d) or np.all(d > 0.75 * np.maximum(p.labels[:, 2], c.side)):
-                out.append((p.image, c.center[0], c.center[1], c.side * CROP_SCALE))
-    return out
+                negatives.append(item)
+            elif d.min() < 0.5 * p.labels[d.argmin(), 2]:
+                positives.append((*item, int(p.labels[d.argmin(), 3]), _rotation_range(p)))
+    return negatives, positives
 
 
 def export(net: torch.nn.Module, shape: tuple[int, ...], path: Path) -> None:
@@ -215,10 +229,15 @@ def main() -> None:
     ap.add_argument("--crop", type=int, default=CROP, help="classifier input side (x12)")
     ap.add_argument("--ema", type=float, default=0.0,
                     help="export the moving average of the classifier's weights (e.g. 0.999)")
+    ap.add_argument("--face-scale", default="0.85,1.2",
+                    help="LO,HI: random size of a labelled die's crop, times its face side")
+    ap.add_argument("--detector-crops", action="store_true",
+                    help="half the classifier's dice cut where the detector puts them")
     ap.add_argument("--det-only", action="store_true", help="train only the detector")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     CROP_SIZE[0] = args.crop
+    FACE_SCALE[:] = [float(v) for v in args.face_scale.split(",")]
     torch.manual_seed(args.seed)
     cv2.setNumThreads(1)
     rng = np.random.default_rng(args.seed)
@@ -233,9 +252,12 @@ def main() -> None:
         export(train_detector(pool, args.det_steps, rng), (1, 3, 240, DET_W), det_path)
     if args.det_only:
         return
-    negatives = mine_negatives(det_path, photos)
-    print(f"{len(negatives)} hard negatives")
-    export(train_faces(pool, negatives, args.face_steps, rng, args.face_width, args.ema),
+    negatives, positives = mine(det_path, photos)
+    print(f"{len(negatives)} hard negatives, {len(positives)} detector crops of dice")
+    if not args.detector_crops:
+        positives = []
+    export(train_faces(pool, negatives, args.face_steps, rng, args.face_width, args.ema,
+                       positives),
            (1, 3, args.crop, args.crop), args.out / "faces.onnx")
     meta = {"crop": args.crop, "face_width": args.face_width, "crop_scale": CROP_SCALE, "det_width": DET_W, "stride": STRIDE,
             "trained_on_validation": bool(args.all), "seed": args.seed}
