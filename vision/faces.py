@@ -95,14 +95,23 @@ class FaceReader:
                          int(m.get("crop", CROP)))
                         for m in members]
 
-    def logits(self, frame: np.ndarray, centers: list[tuple[float, float]],
-               sides: list[float], member: int = 0) -> np.ndarray:
-        """(views, n, 8) logits of one member: each crop as is and turned (VIEWS)."""
-        path, _, size = self.members[member]
+    @staticmethod
+    def blob(frame: np.ndarray, centers: list[tuple[float, float]], sides: list[float],
+             size: int) -> np.ndarray:
+        """The network input: every candidate's size x size crop in every view (VIEWS)."""
         crops = [face_crop(frame, c, s * CROP_SCALE, size=size) for c, s in zip(centers, sides)]
         crops = [v for c in crops for v in _views(c)]
-        blob = cv2.dnn.blobFromImages(crops, 1 / 255.0, (size, size), (127.5, 127.5, 127.5),
+        return cv2.dnn.blobFromImages(crops, 1 / 255.0, (size, size), (127.5, 127.5, 127.5),
                                       swapRB=False, crop=False)
+
+    def logits(self, frame: np.ndarray, centers: list[tuple[float, float]],
+               sides: list[float], member: int = 0, blob: np.ndarray | None = None
+               ) -> np.ndarray:
+        """(views, n, 8) logits of one member: each crop as is and turned (VIEWS).
+        `blob`: this member's input, when already cut (members share crops of one size)."""
+        path, _, size = self.members[member]
+        if blob is None:
+            blob = self.blob(frame, centers, sides, size)
         net = load_net(path)
         net.setInput(blob)
         return net.forward().reshape(len(centers), len(VIEWS), -1).transpose(1, 0, 2)
@@ -113,8 +122,11 @@ class FaceReader:
             return []
         probs_sum = np.zeros((len(centers), 8))
         views = []
-        for i, (_, temperature, _) in enumerate(self.members):
-            z = self.logits(frame, centers, sides, i)
+        blobs: dict[int, np.ndarray] = {}
+        for i, (_, temperature, size) in enumerate(self.members):
+            if size not in blobs:
+                blobs[size] = self.blob(frame, centers, sides, size)
+            z = self.logits(frame, centers, sides, i, blobs[size])
             probs_sum += _softmax(z.mean(axis=0) / temperature)
             views.append(z.argmax(axis=-1))
         p = probs_sum / len(self.members)
