@@ -226,7 +226,7 @@ def main() -> None:
     ap.add_argument("--garbage", type=int, default=40,
                     help="frames of pure noise added as pictures without dice")
     ap.add_argument("--face-width", type=int, default=12, help="classifier's first layer width")
-    ap.add_argument("--crop", type=int, default=CROP, help="classifier input side (x12)")
+    ap.add_argument("--crop", type=int, default=CROP, help="classifier input side, a multiple of 12")
     ap.add_argument("--ema", type=float, default=0.0,
                     help="export the moving average of the classifier's weights (e.g. 0.999)")
     ap.add_argument("--face-scale", default="0.85,1.2",
@@ -259,8 +259,10 @@ def main() -> None:
     export(train_faces(pool, negatives, args.face_steps, rng, args.face_width, args.ema,
                        positives),
            (1, 3, args.crop, args.crop), args.out / "faces.onnx")
-    meta = {"crop": args.crop, "face_width": args.face_width, "crop_scale": CROP_SCALE, "det_width": DET_W, "stride": STRIDE,
-            "trained_on_validation": bool(args.all), "seed": args.seed}
+    meta = {"crop": args.crop, "face_width": args.face_width, "crop_scale": CROP_SCALE,
+            "det_width": DET_W, "stride": STRIDE, "trained_on_validation": bool(args.all),
+            "seed": args.seed, "face_steps": args.face_steps, "ema": args.ema,
+            "face_scale": FACE_SCALE, "detector_crops": bool(args.detector_crops)}
     (args.out / "train_meta.json").write_text(json.dumps(meta, indent=1))
 
 
