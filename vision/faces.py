@@ -86,11 +86,13 @@ class FaceReader:
     the confidence is capped at DISAGREE_CAP unless every view of every member agrees.
     """
 
-    def __init__(self, folder: str | Path | None = None) -> None:
+    def __init__(self, folder: str | Path | None = None,
+                 members: list[dict] | None = None) -> None:
+        """members: [{"file", "temperature", "crop"}] instead of those in faces.json."""
         folder = Path(folder or model_dir())
         meta = load_meta(str(folder / "faces.json"))
-        members = meta.get("members") or [{"file": "faces.onnx",
-                                          "temperature": meta.get("temperature", 1.0)}]
+        members = members or meta.get("members") or [
+            {"file": "faces.onnx", "temperature": meta.get("temperature", 1.0)}]
         self.members = [(str(folder / m["file"]), float(m["temperature"]),
                          int(m.get("crop", CROP)))
                         for m in members]

@@ -19,17 +19,21 @@ import numpy as np
 
 from vision.detect import DieDetector
 from vision.evaluate import match
-from vision.faces import NOT_DIE, FaceReader
+from vision.faces import CROP, NOT_DIE, FaceReader
 from vision.types import Die
 
 
-def collect(models: Path, data: Path, member: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def collect(models: Path, data: Path, members: list[dict]
+            ) -> tuple[list[np.ndarray], np.ndarray]:
+    """Each member's mean logits over its views for every detection on the validation
+    photos (the detector runs once), and the detections' true classes."""
     import cv2
 
     from vision.training.data import SETS, is_validation
 
-    det, faces = DieDetector(models / "detector.onnx"), FaceReader(models)
-    zs, ys = [], []
+    det, faces = DieDetector(models / "detector.onnx"), FaceReader(models, members)
+    zs: list[list[np.ndarray]] = [[] for _ in members]
+    ys = []
     for name in SETS:
         manifest = json.loads((data / name / "manifest.json").read_text())
         for e in manifest["images"]:
@@ -39,15 +43,15 @@ def collect(models: Path, data: Path, member: int = 0) -> tuple[np.ndarray, np.n
             cands = det.detect(image)
             if not cands:
                 continue
-            z = faces.logits(image, [c.center for c in cands], [c.side for c in cands],
-                             member).mean(0)
+            centers, sides = [c.center for c in cands], [c.side for c in cands]
+            for i in range(len(members)):
+                zs[i].append(faces.logits(image, centers, sides, i).mean(0))
             dice = [Die("soldier", None, c.center, c.box, 0.0) for c in cands]
             target = np.full(len(cands), NOT_DIE)
             for li, di in match(dice, e["dice"]):
                 target[di] = e["dice"][li]["value"] - 1
-            zs.append(z)
             ys.append(target)
-    return np.concatenate(zs), np.concatenate(ys)
+    return [np.concatenate(z) for z in zs], np.concatenate(ys)
 
 
 def nll(z: np.ndarray, y: np.ndarray, t: float) -> float:
@@ -82,14 +86,13 @@ def main() -> None:
         members = []
         for m in args.member:
             file, _, crop = m.partition(":")
-            members.append({"file": file, "temperature": 1.0, "crop": int(crop or 36)})
+            members.append({"file": file, "temperature": 1.0, "crop": int(crop or CROP)})
     else:
         members = old.get("members") or [{"file": "faces.onnx", "temperature": 1.0}]
-    # temperatures are fitted with every member at 1.0: each member's own logits
-    meta_path.write_text(json.dumps({"members": [dict(m, temperature=1.0) for m in members]}))
-    for i, m in enumerate(members):
+    zs, y = collect(args.models, args.data, members)
+    for m, z in zip(members, zs):
         print(m["file"], end=": ")
-        m["temperature"] = round(fit(*collect(args.models, args.data, i)), 4)
+        m["temperature"] = round(fit(z, y), 4)
     meta_path.write_text(json.dumps(
         {"members": members, "fitted_on": "validation photos; vision/training/calibrate.py"},
         indent=1) + "\n")
