@@ -35,8 +35,9 @@ class FaceNet(nn.Module):
     """Input (N,3,S,S) crop of one die (side = 1.25 x face side) scaled to 0..1 minus 0.5,
     S a multiple of 12 (36 by default); output (N, FACE_CLASSES) logits."""
 
-    def __init__(self, width: int = 12, crop: int = 36) -> None:
+    def __init__(self, width: int = 12, crop: int = 36, norm: bool = False) -> None:
         super().__init__()
+        self.norm = norm  # standardise each crop's channels first (dark dice, dim light)
         w = width
         self.body = nn.Sequential(
             _block(3, w), _block(w, 2 * w, 2), _block(2 * w, 2 * w), _block(2 * w, 4 * w, 2),
@@ -45,4 +46,7 @@ class FaceNet(nn.Module):
         self.fc = nn.Linear(4 * w * 9, FACE_CLASSES)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.norm:
+            x = x - x.mean(dim=(2, 3), keepdim=True)
+            x = x / torch.sqrt((x * x).mean(dim=(2, 3), keepdim=True) + 4e-4)
         return self.fc(self.body(x))

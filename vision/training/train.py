@@ -161,10 +161,10 @@ def face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
 
 def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
                 rng: np.random.Generator, width: int = 12, ema: float = 0.0,
-                positives: list[tuple] = ()) -> torch.nn.Module:
+                positives: list[tuple] = (), norm: bool = False) -> torch.nn.Module:
     """The trained classifier, or with ema > 0 the exponential moving average of its
     weights (and batch-norm statistics) over the steps: steadier from run to run."""
-    net = FaceNet(width, CROP_SIZE[0])
+    net = FaceNet(width, CROP_SIZE[0], norm)
     avg = torch.optim.swa_utils.AveragedModel(
         net, multi_avg_fn=torch.optim.swa_utils.get_ema_multi_avg_fn(ema),
         use_buffers=True) if ema else None
@@ -233,6 +233,8 @@ def main() -> None:
                     help="LO,HI: random size of a labelled die's crop, times its face side")
     ap.add_argument("--detector-crops", action="store_true",
                     help="half the classifier's dice cut where the detector puts them")
+    ap.add_argument("--input-norm", action="store_true",
+                    help="classifier standardises each crop's colour channels first")
     ap.add_argument("--det-only", action="store_true", help="train only the detector")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
@@ -257,12 +259,13 @@ def main() -> None:
     if not args.detector_crops:
         positives = []
     export(train_faces(pool, negatives, args.face_steps, rng, args.face_width, args.ema,
-                       positives),
+                       positives, args.input_norm),
            (1, 3, args.crop, args.crop), args.out / "faces.onnx")
     meta = {"crop": args.crop, "face_width": args.face_width, "crop_scale": CROP_SCALE,
             "det_width": DET_W, "stride": STRIDE, "trained_on_validation": bool(args.all),
             "seed": args.seed, "face_steps": args.face_steps, "ema": args.ema,
-            "face_scale": FACE_SCALE, "detector_crops": bool(args.detector_crops)}
+            "face_scale": FACE_SCALE, "detector_crops": bool(args.detector_crops),
+            "input_norm": bool(args.input_norm)}
     (args.out / "train_meta.json").write_text(json.dumps(meta, indent=1))
 
 
