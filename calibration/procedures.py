@@ -1,9 +1,11 @@
 """Calibration procedures: learn a table's profile from a few frames.
 
 - `learn_tray(frame)`: the tray floor as a polygon, and a rotation guess.
-- `learn_color(frame)`: one player's dice colour from a frame of their dice.
+- `learn_color(frame)`: one player's dice colour from a frame of their dice
+  (`learn_dice`: the same and each die's side in pixels).
 - `learn_event(frames_by_face)`: the Event die's body colour and face templates.
-- `build_profile(...)`: all of it into a `Profile`.
+- `build_profile(...)`: all of it into a `Profile`, with the dice's size in the picture
+  (`measure_die_side`, from the players' frames) so the reader can scale frames to it.
 
 Dice in calibration frames are found by `find_dice`: a simple segmentation (anything
 unlike the tray's colour, of a die's size and shape), which is dependable for frames
@@ -22,6 +24,7 @@ from vision.color import body_color, body_pixels
 from vision.event import face_template
 
 Box = tuple[float, float, float, float]
+MIN_DIE_SIDE = 12.0  # frame pixels: below this a die's pips cannot be read
 
 
 class CalibrationError(ValueError):
@@ -46,11 +49,12 @@ def find_dice(frame: np.ndarray) -> list[Box]:
     return [refine_box(frame, b) for b in boxes]
 
 
-def refine_box(frame: np.ndarray, box: Box) -> Box:
-    """Shrink a rough box (which may include the die's shadow) to the die's body colour."""
+def _body_blob(frame: np.ndarray, box: Box) -> np.ndarray | None:
+    """Contour (frame pixels) of the largest blob of the die's body colour around `box`
+    (pips filled in, shadow and darker sides left out), or None."""
     body = body_color(frame, box)
     if body is None:
-        return box
+        return None
     x, y, w, h = box
     x0, y0 = max(0, int(x - 0.1 * w)), max(0, int(y - 0.1 * h))
     crop = frame[y0:int(y + 1.1 * h) + 1, x0:int(x + 1.1 * w) + 1]
@@ -58,14 +62,21 @@ def refine_box(frame: np.ndarray, box: Box) -> Box:
     near = (np.sqrt(((lab - body.astype(np.float32)) ** 2).sum(axis=2)) < 30).astype(np.uint8)
     k = max(3, round(min(w, h) / 5) | 1)
     near = cv2.morphologyEx(near, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
-    n, _, stats, _ = cv2.connectedComponentsWithStats(near)
-    if n < 2:
+    contours, _ = cv2.findContours(near, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not contours:
+        return None
+    return max(contours, key=cv2.contourArea).reshape(-1, 2) + np.array([x0, y0])
+
+
+def refine_box(frame: np.ndarray, box: Box) -> Box:
+    """Shrink a rough box (which may include the die's shadow) to the die's body colour."""
+    blob = _body_blob(frame, box)
+    if blob is None:
         return box
-    big = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    bx, by, bw, bh = (float(v) for v in stats[big, :4])
-    if bw * bh < 0.3 * w * h:
+    bx, by, bw, bh = cv2.boundingRect(blob)
+    if bw * bh < 0.3 * box[2] * box[3]:
         return box
-    return (x0 + bx, y0 + by, bw, bh)
+    return (float(bx), float(by), float(bw), float(bh))
 
 
 def segment_dice(frame: np.ndarray, *, distance: float = 32.0) -> list[Box]:
@@ -74,12 +85,7 @@ def segment_dice(frame: np.ndarray, *, distance: float = 32.0) -> list[Box]:
     Blobs touching the frame's border are left out (cut-off dice, the table's edge).
     """
     h, w = frame.shape[:2]
-    lab = cv2.cvtColor(frame, cv2.COLOR_BGR2LAB).astype(np.float32)
-    ref = np.median(lab.reshape(-1, 3)[:: max(1, h * w // 20000)], axis=0)
-    fg = (np.sqrt(((lab - ref) ** 2).sum(axis=2)) > distance).astype(np.uint8)
-    fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    _, _, stats, _ = cv2.connectedComponentsWithStats(fg)
+    _, _, stats, _ = cv2.connectedComponentsWithStats(_foreground(frame, distance))
     area_lo, area_hi = 0.0003 * h * w, 0.05 * h * w
     boxes: list[Box] = []
     for x, y, bw, bh, area in stats[1:]:
@@ -91,6 +97,16 @@ def segment_dice(frame: np.ndarray, *, distance: float = 32.0) -> list[Box]:
         typical = float(np.median([b[2] * b[3] for b in boxes]))
         boxes = [b for b in boxes if b[2] * b[3] >= 0.35 * typical]
     return boxes
+
+
+def _foreground(frame: np.ndarray, distance: float = 32.0) -> np.ndarray:
+    """uint8 0/1 mask of what differs from the frame's dominant (tray) colour."""
+    h, w = frame.shape[:2]
+    lab = cv2.cvtColor(frame, cv2.COLOR_BGR2LAB).astype(np.float32)
+    ref = np.median(lab.reshape(-1, 3)[:: max(1, h * w // 20000)], axis=0)
+    fg = (np.sqrt(((lab - ref) ** 2).sum(axis=2)) > distance).astype(np.uint8)
+    fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    return cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
 
 
 def learn_tray(frame: np.ndarray) -> tuple[tuple[tuple[float, float], ...] | None, int]:
@@ -148,6 +164,77 @@ def learn_color(frame: np.ndarray, boxes: Sequence[Box] | None = None, *,
     if not pixels:
         raise CalibrationError("the dice are too small in the picture: move the camera closer")
     return ColorModel.from_pixels(np.vstack(pixels))
+
+
+def learn_dice(frame: np.ndarray) -> tuple[ColorModel, list[float]]:
+    """One player's dice colour, and the dice's side in pixels: as the detector measures
+    it (the size the reader scales by), else from the colour blobs."""
+    side = detector_die_side(frame)
+    if side is not None:
+        measure_die_side([side])  # dice too small to read: say so before anything else
+    boxes = find_dice(frame)
+    return learn_color(frame, boxes), [side] if side else die_sides(frame, boxes)
+
+
+def detector_die_side(frame: np.ndarray) -> float | None:
+    """The median face side (frame pixels) of the dice the reader's own networks find
+    surely, looked for at several zooms; None when they find none (or are missing).
+
+    The zoom where most dice are read surely wins (the smaller on a tie: zoomed too far,
+    single pips start to pass for dice), then one more look at the zoom that side asks
+    for, where the detector's size estimate is at its best."""
+    try:
+        from vision.detect import DieDetector, full_frame_scale
+        from vision.faces import FaceReader
+        from vision.onnxnets import model_dir
+        from vision.reader import DET_SIDE
+
+        detector, faces = DieDetector(model_dir() / "detector.onnx"), FaceReader(model_dir())
+    except (ImportError, FileNotFoundError):
+        return None
+
+    def sure_sides(scale: float) -> list[float]:
+        cands = detector.detect(frame, scale=scale)
+        reads = faces.read(frame, [c.center for c in cands], [c.side for c in cands])
+        return [c.side for c, r in zip(cands, reads)
+                if r.label != "none" and r.die_probability >= 0.7 and r.confidence >= 0.9]
+
+    base = full_frame_scale(frame.shape[1])
+    best: list[float] = []
+    for zoom in (1.0, 1.5, 2.0, 3.0, 4.0):
+        sides = sure_sides(zoom * base)
+        if len(sides) > len(best):
+            best = sides
+    if not best:
+        return None
+    again = sure_sides(DET_SIDE / float(np.median(best)))
+    return float(np.median(again if len(again) >= len(best) else best))
+
+
+def die_sides(frame: np.ndarray, boxes: Sequence[Box]) -> list[float]:
+    """Each die's side in pixels: of the smallest turned rectangle round its body colour
+    (a die turned 45 degrees has a box 1.4 times its side), else of its box."""
+    sides = []
+    for box in boxes:
+        side = max(box[2], box[3])
+        blob = _body_blob(frame, box)
+        if blob is not None:
+            (_, _), (rw, rh), _ = cv2.minAreaRect(blob)
+            if rw * rh >= 0.3 * box[2] * box[3]:
+                side = (rw + rh) / 2
+        sides.append(float(side))
+    return sides
+
+
+def measure_die_side(sides: Sequence[float]) -> float:
+    """The typical die side (frame pixels) of the dice found in the players' frames; the
+    reader scales every frame by it. Too small to read pips is a calibration error."""
+    side = float(np.median(sides))
+    if side < MIN_DIE_SIDE:
+        raise CalibrationError(f"the dice are only {side:.0f} pixels wide in the camera's "
+                               f"picture, too small to read their pips: move the camera "
+                               f"closer to the tray (or raise its resolution)")
+    return side
 
 
 def _event_boxes(frames: Mapping[str, Sequence[np.ndarray]]) -> dict[str, list[Box]]:
@@ -220,12 +307,14 @@ def build_profile(*, base: Profile | None = None, tray: np.ndarray | None = None
         profile = replace(profile, rotation=rotation)
     if players:
         colors = dict(profile.colors)
+        sides: list[float] = []
         for name, frame in players.items():
             try:
-                colors[name] = learn_color(frame)
+                colors[name], found = learn_dice(frame)
             except CalibrationError as exc:
                 raise CalibrationError(f"player {name!r}: {exc}") from None
-        profile = replace(profile, colors=colors)
+            sides += found
+        profile = replace(profile, colors=colors, die_side=measure_die_side(sides))
     if event:
         profile = replace(profile, event=learn_event(event))
     return profile

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-PROFILE_VERSION = 1
+PROFILE_VERSION = 2  # 2 added die_side; version 1 files still load
 PROFILE_FILE = "profile.json"
 TEMPLATE_DIR = "templates"
 EVENT_FACES = ("blank", "dragon", "rally")
@@ -144,6 +144,8 @@ class Profile:
     colors: player dice colours by name; empty = generic colour names.
     event: the Event die, or None when it was not calibrated.
     leds: LED positions along the tray edge (filled by the Pi wizard).
+    die_side: a die's face side in raw frame pixels, measured on the players' dice, or
+        None; the reader scales frames by it so dice look the size its detector knows.
     """
 
     version: int = PROFILE_VERSION
@@ -153,6 +155,7 @@ class Profile:
     event: EventDie | None = None
     leds: tuple[LedPosition, ...] = ()
     camera: CameraSettings = field(default_factory=CameraSettings)
+    die_side: float | None = None
 
     def __post_init__(self) -> None:
         if self.version != PROFILE_VERSION:
@@ -163,6 +166,10 @@ class Profile:
             raise ProfileError(f"tray must be a polygon of at least 3 points, got {len(self.tray)}")
         for name in self.colors:
             _check_name(name)
+        if self.die_side is not None:
+            if not _is_num(self.die_side) or not 4 <= float(self.die_side) <= 1000:
+                raise ProfileError(f"die_side must be 4-1000 pixels, got {self.die_side!r}")
+            object.__setattr__(self, "die_side", float(self.die_side))
 
     def in_tray(self, point: Sequence[float]) -> bool:
         """True when the frame point (x, y) is inside the tray (always, with no tray set)."""
@@ -249,6 +256,7 @@ def _to_json(profile: Profile, folder: Path) -> dict[str, Any]:
         "leds": [{"index": led.index, "x": led.x, "y": led.y} for led in profile.leds],
         "camera": {"exposure_us": cam.exposure_us, "analogue_gain": cam.analogue_gain,
                    "awb_gains": None if cam.awb_gains is None else list(cam.awb_gains)},
+        "die_side": profile.die_side,
     }
 
 
@@ -267,7 +275,7 @@ def _from_json(doc: Any, folder: Path) -> Profile:
                                      f"(this one reads version {PROFILE_VERSION}); update it")
     if version < 1:
         raise _FieldError("version", f"must be at least 1, got {version}")
-    known = {"version", "tray", "rotation", "colors", "event", "leds", "camera"}
+    known = {"version", "tray", "rotation", "colors", "event", "leds", "camera", "die_side"}
     unknown = sorted(set(doc) - known)
     if unknown:
         raise _FieldError(unknown[0], "unknown field (misspelt?)")
@@ -282,7 +290,14 @@ def _from_json(doc: Any, folder: Path) -> Profile:
         event=_parse_event(doc.get("event"), folder),
         leds=_parse_leds(doc.get("leds", [])),
         camera=_parse_camera(doc.get("camera", {})),
+        die_side=_parse_die_side(doc.get("die_side")),
     )
+
+
+def _parse_die_side(raw: Any) -> float | None:
+    if raw is not None and (not _is_num(raw) or not 4 <= raw <= 1000):
+        raise _FieldError("die_side", f"must be null or 4-1000 pixels, got {raw!r}")
+    return None if raw is None else float(raw)
 
 
 def _parse_tray(raw: Any) -> tuple[tuple[float, float], ...] | None:

@@ -1,6 +1,7 @@
 """Finding dice: a small centre-heatmap network (CenterNet-style) run with OpenCV DNN.
 
-The frame is shrunk to 320 px wide; the network marks the centre of each die's upward
+The frame is shrunk to 320 px wide (or, when the calibration measured the dice, to the
+scale that makes a die about 20 px wide: see vision.reader); the network marks the centre of each die's upward
 face on a grid 4x coarser, with the face side and a sub-cell offset. Peaks of that
 heatmap are the candidate dice; the face classifier (vision.faces) then rejects
 candidates that are not dice.
@@ -34,9 +35,18 @@ class Candidate:
         return (round(self.center[0] - s / 2), round(self.center[1] - s / 2), round(s), round(s))
 
 
-def _input_size(w: int, h: int) -> tuple[int, int]:
-    ih = max(STRIDE * 4, round(h * DET_WIDTH / w / STRIDE) * STRIDE)
-    return DET_WIDTH, ih
+MAX_INPUT = 1280  # widest/tallest detector input (a very small die side asks for more)
+
+
+def full_frame_scale(width: int) -> float:
+    """The detector's default scale: the whole frame shrunk to DET_WIDTH px wide."""
+    return DET_WIDTH / width
+
+
+def _input_size(w: int, h: int, scale: float) -> tuple[int, int]:
+    scale = min(scale, MAX_INPUT / max(w, h))
+    return (max(STRIDE * 4, round(w * scale / STRIDE) * STRIDE),
+            max(STRIDE * 4, round(h * scale / STRIDE) * STRIDE))
 
 
 class DieDetector:
@@ -47,27 +57,47 @@ class DieDetector:
         self.path = str(path or model_dir() / "detector.onnx")
         self.threshold = threshold
 
-    def heatmap(self, frame: np.ndarray) -> tuple[np.ndarray, float, float]:
-        """Raw network output (4, H/4, W/4) for the frame and the x/y scale frame->input."""
+    def heatmap(self, frame: np.ndarray, scale: float | None = None
+                ) -> tuple[np.ndarray, float, float]:
+        """Raw network output (4, H/4, W/4) for the frame and the x/y scale frame->input.
+
+        scale: detector input pixels per frame pixel (default: DET_WIDTH px wide). The
+        network was trained on dice whose face is about 12-45 input px wide."""
         h, w = frame.shape[:2]
-        iw, ih = _input_size(w, h)
+        iw, ih = _input_size(w, h, full_frame_scale(w) if scale is None else scale)
         blob = cv2.dnn.blobFromImage(frame, 1 / 255.0, (iw, ih), (127.5, 127.5, 127.5),
                                      swapRB=False, crop=False)
         net = load_net(self.path)
         net.setInput(blob)
         return net.forward()[0], iw / w, ih / h
 
-    def detect(self, frame: np.ndarray) -> list[Candidate]:
-        """Candidates sorted by score, at most one per die (closer peaks are merged)."""
-        out, sx, sy = self.heatmap(frame)
+    def detect(self, frame: np.ndarray, *, scale: float | None = None,
+               region: tuple[int, int, int, int] | None = None) -> list[Candidate]:
+        """Candidates sorted by score, at most one per die (closer peaks are merged).
+
+        scale: as in heatmap. region: (x0, y0, x1, y1), look only inside it (the tray);
+        candidates are in the frame's pixels either way."""
+        x0 = y0 = 0
+        if region is not None:
+            h, w = frame.shape[:2]
+            x0, y0 = max(0, int(region[0])), max(0, int(region[1]))
+            x1, y1 = min(w, int(np.ceil(region[2]))), min(h, int(np.ceil(region[3])))
+            if x1 - x0 < 8 or y1 - y0 < 8:
+                return []
+            if scale is None:
+                scale = full_frame_scale(w)
+            frame = frame[y0:y1, x0:x1]
+        out, sx, sy = self.heatmap(frame, scale)
         heat = 1 / (1 + np.exp(-out[0]))
         peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= self.threshold)
         found: list[Candidate] = []
         for iy, ix in sorted(zip(*np.nonzero(peaks)), key=lambda p: -heat[p]):
-            cx = (ix + float(out[2, iy, ix])) * STRIDE / sx
-            cy = (iy + float(out[3, iy, ix])) * STRIDE / sy
+            cx = x0 + (ix + float(out[2, iy, ix])) * STRIDE / sx
+            cy = y0 + (iy + float(out[3, iy, ix])) * STRIDE / sy
             side = 16 * float(np.exp(np.clip(out[1, iy, ix], -3, 3))) / sx
-            if any(np.hypot(cx - c.center[0], cy - c.center[1]) < 0.5 * max(side, c.side)
+            # Touching dice's peaks are about one side apart, and the two predicted centres
+            # lean towards each other: merge only what is closer than 0.45 side.
+            if any(np.hypot(cx - c.center[0], cy - c.center[1]) < 0.45 * max(side, c.side)
                    for c in found):
                 continue
             found.append(Candidate((cx, cy), side, float(heat[iy, ix])))

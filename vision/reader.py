@@ -1,6 +1,7 @@
 """read_dice: from one camera frame to every die's kind, face, colour and confidence.
 
-Stages: turn the frame upright (profile rotation) -> find candidates (vision.detect)
+Stages: turn the frame upright (profile rotation) -> find candidates (vision.detect,
+inside the tray, at the scale the profile's die size asks for)
 -> read each face (vision.faces, one batched forward pass) -> drop what is not a die
 or lies outside the tray -> Event die, colour and frame warnings from the calibration
 helpers -> warnings the detection itself can tell (touching dice, unreadable dice).
@@ -30,6 +31,7 @@ UNSURE = 0.5  # a die read below this confidence gets an "unreadable" warning
 SURE = 0.9  # touching dice both read at least this surely need no warning
 ODD_SIZE = 0.75  # a die this much smaller than the frame's median is read with capped confidence
 TOUCHING = 0.85  # centres closer than this many face sides: the dice touch
+DET_SIDE = 20.0  # face side, in detector input px, the detector reads best (trained ~12-45)
 _ROTATE = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
 
 
@@ -64,6 +66,37 @@ def _to_raw(points: np.ndarray, rotation: int, raw_shape: tuple[int, ...]) -> np
     if rotation == 270:
         return np.stack([w - 1 - v, u], 1)
     return points
+
+
+def _to_upright(points: np.ndarray, rotation: int, raw_shape: tuple[int, ...]) -> np.ndarray:
+    """Map (n, 2) points of the raw frame to the upright frame (inverse of _to_raw)."""
+    h, w = raw_shape[:2]
+    x, y = points[:, 0], points[:, 1]
+    if rotation == 90:
+        return np.stack([h - 1 - y, x], 1)
+    if rotation == 180:
+        return np.stack([w - 1 - x, h - 1 - y], 1)
+    if rotation == 270:
+        return np.stack([y, w - 1 - x], 1)
+    return points
+
+
+def detection_view(profile: Any, rotation: int, raw_shape: tuple[int, ...]
+                   ) -> tuple[float | None, tuple[int, int, int, int] | None]:
+    """Detector scale and region (upright pixels) for this profile.
+
+    The calibration's die size picks the scale that shows each die DET_SIDE px wide
+    (a camera far above a wide tray sees small dice); its tray, grown by a die's side,
+    is the only region looked at. None, None: the whole frame at the default scale."""
+    side = getattr(profile, "die_side", None)
+    scale = DET_SIDE / side if side else None
+    tray = getattr(profile, "tray", None)
+    if not tray:
+        return scale, None
+    pts = _to_upright(np.asarray(tray, np.float64), rotation, raw_shape)
+    grow = side or 0.04 * max(raw_shape[:2])
+    lo, hi = pts.min(axis=0) - grow, pts.max(axis=0) + grow
+    return scale, (int(lo[0]), int(lo[1]), int(np.ceil(hi[0])), int(np.ceil(hi[1])))
 
 
 def _raw_geometry(c: Candidate, rotation: int, raw_shape: tuple[int, ...]
@@ -139,7 +172,8 @@ def read_dice(frame: np.ndarray, *, profile: Any = None) -> Reading:
     rotation = int(getattr(profile, "rotation", 0) or 0)
     upright = cv2.rotate(raw, _ROTATE[rotation]) if rotation in _ROTATE else raw
     detector, faces = _models(str(model_dir()))
-    cands = detector.detect(upright)
+    scale, region = detection_view(profile, rotation, raw.shape)
+    cands = detector.detect(upright, scale=scale, region=region)
     reads = faces.read(upright, [c.center for c in cands], [c.side for c in cands])
     dice: list[Die] = []
     sides: list[float] = []

@@ -118,5 +118,6 @@ def run(args: argparse.Namespace) -> int:
     tray = "whole frame" if profile.tray is None else f"{len(profile.tray)}-point polygon"
     print(f"wrote {out}: tray {tray}, rotation {profile.rotation}, colours "
           f"{', '.join(profile.colors) or 'generic'}, Event die "
-          f"{'learned' if profile.event else 'none'}")
+          f"{'learned' if profile.event else 'none'}, dice "
+          f"{'not measured' if profile.die_side is None else f'{profile.die_side:.0f} px wide'}")
     return 0

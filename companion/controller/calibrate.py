@@ -54,6 +54,7 @@ class ProfileKeeper:
             "colors": sorted(p.colors),
             "event_die": p.event is not None,
             "leds": len(p.leds),
+            "die_side": None if p.die_side is None else round(p.die_side, 1),
             "camera_locked": any(v is not None for v in dataclasses.astuple(p.camera)),
             "saved_to": str(self.path) if self.path else None,
             "event_frames": {f: len(v) for f, v in self.event_frames.items()},
@@ -83,13 +84,15 @@ class ProfileKeeper:
         return self.summary(frame_size(frame))
 
     def learn_color(self, frame: Any, name: Any) -> dict[str, Any]:
-        """Learn one dice colour (named as in the game set-up, e.g. "red") from the picture."""
-        from calibration.procedures import learn_color
+        """Learn one dice colour (named as in the game set-up, e.g. "red") from the picture,
+        and the dice's size in the picture (the reader scales frames by it)."""
+        from calibration.procedures import learn_dice, measure_die_side
 
         if not isinstance(name, str) or not name.strip():
             raise CalibrationError("Name the dice colour, as in the game set-up (e.g. red).")
-        model = learn_color(need(frame))
-        self._replace(colors={**self.profile.colors, name.strip().lower(): model})
+        model, sides = learn_dice(need(frame))
+        side = measure_die_side(sides)
+        self._replace(colors={**self.profile.colors, name.strip().lower(): model}, die_side=side)
         return self.summary(frame_size(frame))
 
     def capture_event(self, frame: Any, face: Any) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from calibration.procedures import (
 )
 from calibration.profile import load_profile
 from companion.cli import main
+from vision import read_dice
 from vision.color import die_color
 from vision.event import event_face
 from vision.synthetic import SynthDie, procedural_background, random_event_frame, render_frame
@@ -79,6 +80,20 @@ def test_learn_color_finds_six_dice_and_tells_players_apart() -> None:
         for box in segment_dice(frame):
             got, conf = die_color(frame, box, profile=profile)
             assert got == name and conf > 0.5
+
+
+def test_build_profile_measures_the_dice_and_refuses_dice_too_small_to_read() -> None:
+    profile = build_profile(players={"Ann": _player_frame((40, 40, 200), 1)})
+    assert 40 <= profile.die_side <= 70  # top face 44 px, with the sides the camera sees
+    other = _player_frame((200, 90, 30), 2)  # faces 1-6 left to right
+    dice = sorted(read_dice(other, profile=profile).dice, key=lambda d: d.center[0])
+    assert [d.value for d in dice] == [1, 2, 3, 4, 5, 6]
+    rng = np.random.default_rng(5)
+    tiny = [SynthDie(k + 1, (100 + 60 * k, 240), 6, 0.0, (40, 40, 200), (240, 240, 240))
+            for k in range(6)]
+    frame = render_frame(tiny, background=procedural_background((480, 640), rng), rng=rng)[0]
+    with pytest.raises(CalibrationError, match="closer"):
+        build_profile(players={"Ann": frame})
 
 
 def test_learn_color_without_dice_says_what_to_do() -> None:

@@ -1,6 +1,7 @@
 """Profile round trip, default profile and every validation error of load_profile."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -36,7 +37,7 @@ def _full() -> Profile:
                    colors={"Ann": _model(1), "Bo": _model(2)},
                    event=EventDie(_model(3), templates),
                    leds=(LedPosition(0, 10.0, 5.0), LedPosition(1, 30.0, 5.0)),
-                   camera=CameraSettings(8000, 2.5, (1.6, 1.3)))
+                   camera=CameraSettings(8000, 2.5, (1.6, 1.3)), die_side=41.5)
 
 
 def test_round_trip_keeps_everything(tmp_path: Path) -> None:
@@ -44,6 +45,17 @@ def test_round_trip_keeps_everything(tmp_path: Path) -> None:
     save_profile(p, tmp_path / "prof")
     assert load_profile(tmp_path / "prof") == p
     assert load_profile(tmp_path / "prof" / "profile.json") == p
+
+
+def test_a_version_1_profile_still_loads(tmp_path: Path) -> None:
+    """Profiles saved before the dice size was measured load with die_side None."""
+    save_profile(_full(), tmp_path / "old")
+    path = tmp_path / "old" / "profile.json"
+    doc = json.loads(path.read_text())
+    del doc["die_side"]
+    doc["version"] = 1
+    path.write_text(json.dumps(doc))
+    assert load_profile(tmp_path / "old") == dataclasses.replace(_full(), die_side=None)
 
 
 def test_save_replaces_an_existing_profile_whole(tmp_path: Path) -> None:
@@ -67,7 +79,7 @@ def test_in_tray_uses_the_polygon() -> None:
 
 
 @pytest.mark.parametrize("kwargs", [
-    {"rotation": 45}, {"version": 2}, {"tray": ((0, 0), (1, 1))}, {"colors": {"": _model(1)}},
+    {"rotation": 45}, {"version": PROFILE_VERSION + 1}, {"die_side": 2}, {"die_side": "big"}, {"tray": ((0, 0), (1, 1))}, {"colors": {"": _model(1)}},
 ])
 def test_profile_rejects_bad_values(kwargs: dict) -> None:
     with pytest.raises(ProfileError):
@@ -119,6 +131,8 @@ BAD = [
     (lambda d: d.update(camera={"analogue_gain": "high"}), "'camera.analogue_gain'"),
     (lambda d: d.update(camera={"awb_gains": [1]}), "'camera.awb_gains'"),
     (lambda d: d.update(colours={}), "'colours'"),
+    (lambda d: d.update(die_side=0), "'die_side'"),
+    (lambda d: d.update(die_side="40"), "'die_side'"),
 ]
 
 

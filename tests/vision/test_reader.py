@@ -10,7 +10,7 @@ import pytest
 from calibration.profile import default_profile
 from vision import FrameError, Reading, read_dice
 from vision.evaluate import Tally, score
-from vision.reader import touching_warnings, unreadable_warnings
+from vision.reader import DET_SIDE, detection_view, touching_warnings, unreadable_warnings
 from vision.types import Die
 
 # The bundled photos are validation photos the shipped model never saw. Floors sit under
@@ -131,3 +131,54 @@ def test_touching_dice_warn_only_when_a_read_is_unsure():
 def test_unsure_die_gets_a_warning():
     (w,) = unreadable_warnings([_die(100, 0.2), _die(300, 0.97)])
     assert w.code == "cocked" and w.box == (80, 80, 40, 40)
+
+
+def _far_camera(image, labels, factor=2):
+    """The photo in the middle of a frame `factor` times wider and taller (plain table
+    round it): the same dice, seen by a camera with a wider view."""
+    h, w = image.shape[:2]
+    edge = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])
+    top, left = (factor - 1) * h // 2, (factor - 1) * w // 2
+    big = cv2.copyMakeBorder(image, top, (factor - 1) * h - top, left, (factor - 1) * w - left,
+                             cv2.BORDER_CONSTANT, value=[int(v) for v in np.median(edge, 0)])
+    moved = [dict(lab, bbox=[lab["bbox"][0] + left, lab["bbox"][1] + top, *lab["bbox"][2:]])
+             for lab in labels]
+    tray = ((left, top), (left + w, top), (left + w, top + h), (left, top + h))
+    return big, moved, tuple((float(x), float(y)) for x, y in tray)
+
+
+@pytest.mark.parametrize("rotation,code", [(0, None), (90, cv2.ROTATE_90_COUNTERCLOCKWISE)])
+def test_calibrated_die_size_reads_dice_a_wide_view_shows_small(samples, rotation, code):
+    """Dice a quarter as large in the detector's input as it was trained on are mostly
+    missed at the default scale; with the die size and tray a calibration measures, the
+    frame is read as well as the photo alone (also with the camera mounted turned)."""
+    plain, calibrated, alone = Tally(), Tally(), Tally()
+    for _, image, labels in samples["byler-2019-12-08"][:4]:
+        own = read_dice(image)
+        alone.add(score(own.dice, labels))
+        big, moved, tray = _far_camera(image, labels)
+        side = float(np.median([max(d.box[2:]) for d in own.dice]))
+        profile = dataclasses.replace(default_profile(), tray=tray, die_side=side)
+        if code is not None:
+            big = cv2.rotate(big, code)
+            h = big.shape[0]  # the labels and tray in the turned frame's pixels
+            moved = [dict(lab, bbox=[lab["bbox"][1], h - lab["bbox"][0] - lab["bbox"][2],
+                                     lab["bbox"][3], lab["bbox"][2]]) for lab in moved]
+            tray = tuple((y, h - 1 - x) for x, y in tray)
+            profile = dataclasses.replace(profile, tray=tray, rotation=rotation)
+        plain.add(score(read_dice(big, profile=dataclasses.replace(profile, die_side=None)).dice,
+                        moved))
+        calibrated.add(score(read_dice(big, profile=profile).dice, moved))
+    assert plain.correct < 0.7 * alone.correct, (plain, alone)
+    assert calibrated.correct >= alone.correct - 2, (calibrated, alone)
+    assert calibrated.false <= alone.false + 1, (calibrated, alone)
+
+
+def test_detection_view_follows_the_tray_through_the_rotation():
+    profile = dataclasses.replace(default_profile(), rotation=90, die_side=40.0,
+                                  tray=((100.0, 50.0), (300.0, 50.0), (300.0, 150.0)))
+    scale, region = detection_view(profile, 90, (480, 640, 3))
+    assert scale == pytest.approx(DET_SIDE / 40)
+    # raw (x, y) -> upright (479 - y, x); grown by one die side
+    assert region == (479 - 150 - 40, 100 - 40, 479 - 50 + 40, 300 + 40)
+    assert detection_view(default_profile(), 0, (480, 640, 3)) == (None, None)

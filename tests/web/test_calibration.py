@@ -86,6 +86,7 @@ def test_find_the_tray_learn_a_colour_and_the_event_die(setup):
     r = client.post("/api/calibration/color", json={"name": "Red"})
     assert r.status_code == 200, r.json
     assert r.json["colors"] == ["red"] and "red" in keeper.profile.colors
+    assert 44 <= r.json["die_side"] <= 75  # 48 px top face and sides: frames are scaled by it
 
     for i, face in enumerate(["blank", "dragon", "rally"]):
         show(app, random_event_frame(face, rng, background=background)[0])

@@ -43,7 +43,7 @@ function renderCalib() {
     var colorSel = h("select", {name: "calib-color"}, Object.keys(COLORS).map(function (c) {
       return h("option", {value: c, text: title(c), selected: used[c] && c === Object.keys(used)[0] ? "selected" : null}); }));
     box.appendChild(h("h2", {style: "margin-top:14px", text: "Dice colours"}));
-    box.appendChild(h("p", {"class": "muted small", text: "Put one player's six dice in the tray, apart from each other, choose their colour and tap Learn."}));
+    box.appendChild(h("p", {"class": "muted small", text: "Put one player's six dice in the tray, apart from each other, choose their colour and tap Learn. This also measures how big dice look to the camera."}));
     box.appendChild(h("div", {"class": "joinform"}, [colorSel, h("button", {"class": "btn small", type: "button", text: "Learn", onclick: function () {
       post("/api/calibration/color", {name: colorSel.value}).then(function () { toast("Learned " + colorSel.value, true); renderCalib(); });
     }})]));
@@ -70,6 +70,7 @@ function renderCalib() {
     box.appendChild(ledBtn);
     box.appendChild(h("div", {"class": "tags", style: "margin-top:10px"}, [
       h("span", {"class": "tag", text: c.colors.length ? "Dice colours: " + c.colors.join(", ") : "Dice colours: generic"}),
+      h("span", {"class": "tag", text: c.die_side ? "Dice " + Math.round(c.die_side) + " px wide" : "Dice size: not measured"}),
       h("span", {"class": "tag", text: c.event_die ? "Event die learned" : "Event die: generic"}),
       h("span", {"class": "tag", text: "LEDs mapped: " + c.leds}),
       h("span", {"class": "tag", text: c.camera_locked ? "Exposure locked" : "Exposure automatic"})]));

@@ -1,0 +1,88 @@
+"""The dice reader when the camera sees much more than the dice: a wide view.
+
+    .venv/bin/python benchmarks/vision_wide_view.py [--data DIR] [--factor F] [--limit N]
+
+Each labelled photo is put in the middle of a frame F times wider and taller (default 2;
+round it, the photo mirrored and blurred beyond recognition), so every die is F times smaller
+relative to the frame, as when the camera hangs higher over a big table. Printed per set:
+the reader with no calibration (the frame shrunk to 320 px wide, as always), and with
+what `calibrate` measures: the tray (the photo's rectangle) and the dice's size, measured
+by calibration's own `detector_die_side` on the wide frame itself. Columns as in vision_accuracy.py.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from vision_accuracy import _line
+
+
+def widen(image: np.ndarray, labels: list[dict], factor: int):
+    h, w = image.shape[:2]
+    top, left = (factor - 1) * h // 2, (factor - 1) * w // 2
+    big = cv2.copyMakeBorder(image, top, (factor - 1) * h - top, left, (factor - 1) * w - left,
+                             cv2.BORDER_REFLECT)
+    big = cv2.GaussianBlur(big, (0, 0), 0.05 * max(h, w))  # the table round it, no dice in it
+    big[top:top + h, left:left + w] = image
+    moved = [dict(lab, bbox=[lab["bbox"][0] + left, lab["bbox"][1] + top, *lab["bbox"][2:]])
+             for lab in labels]
+    tray = ((left, top), (left + w, top), (left + w, top + h), (left, top + h))
+    return big, moved, tuple((float(x), float(y)) for x, y in tray)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--data", type=Path,
+                    default=Path(os.environ.get("DICE_DATA") or REPO.parent / "shared/data/dice"))
+    ap.add_argument("--factor", type=int, default=2)
+    ap.add_argument("--limit", type=int, help="only the first N photos of each set")
+    args = ap.parse_args()
+    sets = sorted(p for p in args.data.glob("*") if (p / "manifest.json").is_file()) \
+        if args.data.is_dir() else []
+    if not sets:
+        print(f"No dice data found at {args.data} (folders with manifest.json): "
+              f"pass --data DIR or set DICE_DATA.")
+        return 2
+    cv2.setNumThreads(1)
+    from calibration.procedures import detector_die_side
+    from calibration.profile import default_profile
+    from vision import read_dice
+    from vision.evaluate import Tally, score
+
+    print(f"wide view: photos in frames {args.factor}x wider and taller, data {args.data}, one core")
+    read_dice(np.full((480, 640, 3), 128, np.uint8))
+    for folder in sets:
+        entries = json.loads((folder / "manifest.json").read_text())["images"]
+        plain, calibrated = Tally(), Tally()
+        unmeasured = 0
+        for entry in entries[:args.limit] if args.limit else entries:
+            image = cv2.imread(str(folder / entry["file"]))
+            big, labels, tray = widen(image, entry["dice"], args.factor)
+            side = detector_die_side(big)  # what `calibrate` measures on a frame of dice
+            unmeasured += side is None
+            profile = dataclasses.replace(default_profile(), tray=tray, die_side=side)
+            for tally, prof in ((plain, None), (calibrated, profile)):
+                t0, c0 = time.perf_counter(), time.process_time()
+                t = score(read_dice(big, profile=prof).dice, labels)
+                t.ms.append(1000 * (time.perf_counter() - t0))
+                t.cpu_ms.append(1000 * (time.process_time() - c0))
+                tally.add(t)
+        print(_line(f"{folder.name}, no calibration", plain))
+        print(_line(f"{folder.name}, tray + die size", calibrated)
+              + (f"  ({unmeasured} photos without a die size)" if unmeasured else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
