@@ -1,8 +1,9 @@
 """Scoring readings against labelled photos (used by the accuracy benchmark and training).
 
-A reported die matches a label when its centre lies inside the label box grown by
-half its size (matteop65 boxes surround only the top face's pips, so box overlap
-would be meaningless); each label takes the nearest such die.
+Labels are faces 1-6, or "blank" / "dragon" / "rally" for the Event die. A reported die
+matches a label when its centre lies inside the label box grown by half its size
+(matteop65 boxes surround only the top face's pips, so box overlap would be
+meaningless); each label takes the nearest such die.
 """
 from __future__ import annotations
 
@@ -59,6 +60,14 @@ def match(dice: list[Die] | tuple[Die, ...], labels: list[dict]) -> list[tuple[i
     return out
 
 
+def is_right(die: Die, value: int | str) -> bool:
+    """A soldier die labelled 1-6 read as that face; an Event die labelled "blank",
+    "dragon" or "rally" read as the Event die showing that face."""
+    if isinstance(value, str):
+        return die.kind == "event" and die.value == value
+    return die.kind == "soldier" and die.value == value
+
+
 def score(dice: list[Die] | tuple[Die, ...], labels: list[dict]) -> Tally:
     """Tally of one photo's reading against its labels."""
     t = Tally(labelled=len(labels), images=1)
@@ -67,7 +76,7 @@ def score(dice: list[Die] | tuple[Die, ...], labels: list[dict]) -> Tally:
     t.false = len(dice) - len(pairs)
     for li, di in pairs:
         d = dice[di]
-        if d.kind == "soldier" and d.value == labels[li]["value"]:
+        if is_right(d, labels[li]["value"]):
             t.correct += 1
         else:
             t.wrong += 1

@@ -26,3 +26,13 @@ def test_wrong_confident_counts_only_high_confidence():
     labels = [{"value": 4, "bbox": [0, 0, 40, 40]}, {"value": 5, "bbox": [100, 0, 40, 40]}]
     t = score([die(20, 20, 6, 0.95), die(120, 20, 6, 0.4)], labels)
     assert (t.wrong, t.wrong_confident, t.unsure) == (2, 1, 1)
+
+
+def test_event_die_labels_score_the_event_die():
+    labels = [{"value": "dragon", "bbox": [0, 0, 40, 40]}, {"value": "blank", "bbox": [100, 0, 40, 40]},
+              {"value": 2, "bbox": [200, 0, 40, 40]}]
+    event = Die("event", "dragon", (20, 20), (0, 0, 40, 40), 0.9)
+    unknown = Die("event", None, (120, 20), (100, 0, 40, 40), 0.0)  # no calibrated Event die
+    blank_as_soldier = Die("event", "blank", (220, 20), (200, 0, 40, 40), 0.9)
+    t = score([event, unknown, blank_as_soldier], labels)
+    assert (t.correct, t.wrong, t.wrong_confident) == (1, 2, 1)
