@@ -183,15 +183,10 @@ def detector_die_side(frame: np.ndarray) -> float | None:
     The zoom where most dice are read surely wins (the smaller on a tie: zoomed too far,
     single pips start to pass for dice), then one more look at the zoom that side asks
     for, where the detector's size estimate is at its best."""
-    try:
-        from vision.detect import DieDetector, full_frame_scale
-        from vision.faces import FaceReader
-        from vision.onnxnets import model_dir
-        from vision.reader import DET_SIDE
-
-        detector, faces = DieDetector(model_dir() / "detector.onnx"), FaceReader(model_dir())
-    except (ImportError, FileNotFoundError):
-        return None
+    from vision.detect import DieDetector, full_frame_scale
+    from vision.faces import FaceReader
+    from vision.onnxnets import model_dir
+    from vision.reader import DET_SIDE
 
     def sure_sides(scale: float) -> list[float]:
         cands = detector.detect(frame, scale=scale)
@@ -201,13 +196,17 @@ def detector_die_side(frame: np.ndarray) -> float | None:
 
     base = full_frame_scale(frame.shape[1])
     best: list[float] = []
-    for zoom in (1.0, 1.5, 2.0, 3.0, 4.0):
-        sides = sure_sides(zoom * base)
-        if len(sides) > len(best):
-            best = sides
-    if not best:
+    try:
+        detector, faces = DieDetector(model_dir() / "detector.onnx"), FaceReader(model_dir())
+        for zoom in (1.0, 1.5, 2.0, 3.0, 4.0):
+            sides = sure_sides(zoom * base)
+            if len(sides) > len(best):
+                best = sides
+        if not best:
+            return None
+        again = sure_sides(DET_SIDE / float(np.median(best)))
+    except FileNotFoundError:  # models not installed: the colour blobs will do
         return None
-    again = sure_sides(DET_SIDE / float(np.median(best)))
     return float(np.median(again if len(again) >= len(best) else best))
 
 

@@ -1,8 +1,8 @@
 """Finding dice: a small centre-heatmap network (CenterNet-style) run with OpenCV DNN.
 
 The frame is shrunk to 320 px wide (or, when the calibration measured the dice, to the
-scale that makes a die about 20 px wide: see vision.reader); the network marks the centre of each die's upward
-face on a grid 4x coarser, with the face side and a sub-cell offset. Peaks of that
+scale that makes a die about 20 px wide: see vision.reader); the network marks the
+centre of each die's upward face on a grid 4x coarser, with the face side and a sub-cell offset. Peaks of that
 heatmap are the candidate dice; the face classifier (vision.faces) then rejects
 candidates that are not dice.
 """
