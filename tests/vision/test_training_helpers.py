@@ -36,3 +36,22 @@ def test_validation_split_is_fixed_by_name():
     names = [{"file": f"images/{i}.jpg"} for i in range(2000)]
     share = np.mean([data.is_validation("matteop65-train", e) for e in names])
     assert 0.17 < share < 0.23
+
+
+def test_photometric_strength_scales_the_changes():
+    """Strength 0 leaves light and sharpness alone (only the hue may turn); weaker
+    changes move a dark die's pixels less than full-strength ones on average."""
+    rng = np.random.default_rng(3)
+    img = np.random.default_rng(0).integers(20, 110, (36, 36, 3)).astype(np.uint8)
+    grey = np.repeat(img[..., :1], 3, axis=2)  # no hue to turn
+    for _ in range(20):
+        assert np.array_equal(augment.photometric(grey, rng, 0.0), grey)
+    change = {k: np.mean([np.abs(augment.photometric(img, rng, k).astype(int) - img).mean()
+                          for _ in range(200)]) for k in (0.5, 1.0)}
+    assert change[0.5] < 0.8 * change[1.0], change
+
+
+def test_share_subset_is_fixed_by_name():
+    names = [f"images/{i}.jpg" for i in range(2000)]
+    assert [data.hash_share(n) for n in names[:5]] == [data.hash_share(n) for n in names[:5]]
+    assert 0.72 < np.mean([data.hash_share(n) < 0.75 for n in names]) < 0.78

@@ -5,28 +5,32 @@ import cv2
 import numpy as np
 
 
-def photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def photometric(img: np.ndarray, rng: np.random.Generator, strength: float = 1.0
+                ) -> np.ndarray:
     """Hue rotation, saturation, brightness/contrast/gamma per channel, blur (round or
-    motion) and noise."""
+    motion) and noise; `strength` scales the ranges and chances of all but the hue (at
+    full strength a dark die's dim pips can vanish altogether)."""
+    k = strength
     out = img
     if rng.random() < 0.7:
         hsv = cv2.cvtColor(out, cv2.COLOR_BGR2HSV)
         i = np.arange(256)
         hue = ((i + rng.integers(0, 180)) % 180).astype(np.uint8)
-        sat = np.clip(i * rng.uniform(0.6, 1.4), 0, 255).astype(np.uint8)
+        sat = np.clip(i * rng.uniform(1 - 0.4 * k, 1 + 0.4 * k), 0, 255).astype(np.uint8)
         lut = np.stack([hue, sat, i.astype(np.uint8)], 1)[None]
         out = cv2.cvtColor(cv2.LUT(hsv, lut), cv2.COLOR_HSV2BGR)
     x = np.arange(256, dtype=np.float32)[:, None]
-    f = (x * rng.uniform(0.6, 1.4) + rng.uniform(-40, 40)) * rng.uniform(0.85, 1.15, 3)[None]
-    f = 255 * (np.clip(f, 0, 255) / 255) ** rng.uniform(0.7, 1.4)
+    f = ((x * rng.uniform(1 - 0.4 * k, 1 + 0.4 * k) + rng.uniform(-40 * k, 40 * k))
+         * rng.uniform(1 - 0.15 * k, 1 + 0.15 * k, 3)[None])
+    f = 255 * (np.clip(f, 0, 255) / 255) ** rng.uniform(1 - 0.3 * k, 1 + 0.4 * k)
     out = cv2.LUT(out, f.astype(np.uint8)[None])
-    if rng.random() < 0.3:
-        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 1.3))
-    elif rng.random() < 0.15:
+    if rng.random() < 0.3 * k:
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 0.4 + 0.9 * k))
+    elif rng.random() < 0.15 * k:
         out = motion_blur(out, rng)
-    if rng.random() < 0.4:
+    if rng.random() < 0.4 * k:
         noise = np.empty(out.shape, np.int16)
-        cv2.randn(noise, 0, float(rng.uniform(2, 8)))
+        cv2.randn(noise, 0, float(rng.uniform(2, 2 + 6 * k)))
         out = np.clip(out.astype(np.int16) + noise, 0, 255).astype(np.uint8)
     return out
 

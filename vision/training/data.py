@@ -28,6 +28,11 @@ class Photo:
     val: bool
 
 
+def hash_share(name: str) -> float:
+    """A fixed number in [0, 1) for a file name (a subset that is the same every run)."""
+    return int(hashlib.sha1(("share:" + name).encode()).hexdigest()[:8], 16) / 2 ** 32
+
+
 def is_validation(set_name: str, entry: dict) -> bool:
     """The fixed validation split: byler's own "test" images, 20% of matteop65 by hash."""
     if entry.get("split") == "test":

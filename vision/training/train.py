@@ -117,6 +117,7 @@ def train_detector(pool: list[tuple], steps: int, rng: np.random.Generator) -> D
 
 CROP_SIZE = [CROP]  # classifier input side in pixels (--crop)
 FACE_SCALE = [0.85, 1.2]  # random size of a labelled die's crop, times its face (--face-scale)
+AUG = [1.0]  # strength of the classifier's photometric changes (--face-aug)
 
 
 def crop(image: np.ndarray, cx: float, cy: float, side: float, angle: float = 0.0,
@@ -124,8 +125,25 @@ def crop(image: np.ndarray, cx: float, cy: float, side: float, angle: float = 0.
     return face_crop(image, (cx, cy), side, angle=angle, flip=flip, size=CROP_SIZE[0])
 
 
+def dark_weights(pool: list[tuple], dice: np.ndarray, weight: float) -> np.ndarray:
+    """Cumulative sampling weights of the labelled dice: `weight` for a die whose face is
+    dark (mean Lab lightness of its middle under 90: black, marbled, deep red bodies,
+    where pips are hardest to see), 1 for the others."""
+    w = np.ones(len(dice))
+    if weight != 1:
+        for k, (pi, li) in enumerate(dice):
+            _, img, labels = pool[pi]
+            cx, cy, side, _ = labels[li]
+            r = max(2, int(0.3 * side))
+            mid = img[max(0, int(cy) - r):int(cy) + r, max(0, int(cx) - r):int(cx) + r]
+            if mid.size and cv2.cvtColor(mid, cv2.COLOR_BGR2LAB)[..., 0].mean() < 90:
+                w[k] = weight
+    return np.cumsum(w) / w.sum()
+
+
 def face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
-                rng: np.random.Generator, positives: list[tuple] = ()) -> tuple[np.ndarray, int]:
+                rng: np.random.Generator, positives: list[tuple] = (),
+                cum: np.ndarray | None = None) -> tuple[np.ndarray, int]:
     """One classifier crop: a die (uniform over all dice, so crowded photos count fully;
     half of them, when given, as the detector cut them), a hard negative, or a random
     background spot."""
@@ -135,7 +153,9 @@ def face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
         side *= rng.uniform(0.95, 1.05)
         cx, cy = cx + rng.normal(0, 0.03 * side), cy + rng.normal(0, 0.03 * side)
         return crop(image, cx, cy, side, rng.uniform(-rot, rot), rng.random() < 0.5), value - 1
-    pi, li = dice[rng.integers(len(dice))] if r < 0.62 else (rng.integers(len(pool)), -1)
+    pick = rng.integers(len(dice)) if cum is None else min(int(np.searchsorted(cum, rng.random())),
+                                                            len(dice) - 1)
+    pi, li = dice[pick] if r < 0.62 else (rng.integers(len(pool)), -1)
     p, img, labels = pool[pi]
     rot = _rotation_range(p)
     angle, flip = rng.uniform(-rot, rot), rng.random() < 0.5
@@ -161,7 +181,8 @@ def face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
 
 def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
                 rng: np.random.Generator, width: int = 12, ema: float = 0.0,
-                positives: list[tuple] = (), norm: bool = False) -> torch.nn.Module:
+                positives: list[tuple] = (), norm: bool = False, dark: float = 1.0
+                ) -> torch.nn.Module:
     """The trained classifier, or with ema > 0 the exponential moving average of its
     weights (and batch-norm statistics) over the steps: steadier from run to run."""
     net = FaceNet(width, CROP_SIZE[0], norm)
@@ -171,10 +192,13 @@ def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
     dice = np.array([(i, j) for i, item in enumerate(pool) for j in range(len(item[2]))])
+    cum = dark_weights(pool, dice, dark) if dark != 1 else None
+    if cum is not None:
+        print(f"dark dice: {int(np.sum(np.diff(cum, prepend=0) > 1.5 / len(dice)))} of {len(dice)}")
     t0 = time.time()
     for step in range(steps):
-        batch = [face_sample(pool, dice, negatives, rng, positives) for _ in range(64)]
-        x = to_tensor([augment.photometric(b[0], rng) for b in batch])
+        batch = [face_sample(pool, dice, negatives, rng, positives, cum) for _ in range(64)]
+        x = to_tensor([augment.photometric(b[0], rng, AUG[0]) for b in batch])
         y = torch.tensor([b[1] for b in batch])
         loss = F.cross_entropy(net(x), y)
         opt.zero_grad()
@@ -235,15 +259,24 @@ def main() -> None:
                     help="half the classifier's dice cut where the detector puts them")
     ap.add_argument("--input-norm", action="store_true",
                     help="classifier standardises each crop's colour channels first")
+    ap.add_argument("--dark-weight", type=float, default=1.0,
+                    help="sample dice with dark faces this many times as often")
+    ap.add_argument("--train-share", type=float, default=1.0,
+                    help="keep only this share of the training photos (a learning curve)")
+    ap.add_argument("--face-aug", type=float, default=1.0,
+                    help="strength of the classifier's photometric changes (1 = as shipped)")
     ap.add_argument("--det-only", action="store_true", help="train only the detector")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     CROP_SIZE[0] = args.crop
+    AUG[0] = args.face_aug
     FACE_SCALE[:] = [float(v) for v in args.face_scale.split(",")]
     torch.manual_seed(args.seed)
     cv2.setNumThreads(1)
     rng = np.random.default_rng(args.seed)
     photos = [p for p in data.load_all(args.data) if args.all or not p.val]
+    if args.train_share < 1:  # a fixed subset, by a hash of the name, the same for every seed
+        photos = [p for p in photos if data.hash_share(p.file) < args.train_share]
     photos += [data.Photo("garbage", f"garbage-{i}", synth.garbage(480, 640, rng),
                           np.zeros((0, 4), np.float32), False) for i in range(args.garbage)]
     print(f"training on {len(photos)} photos, {sum(len(p.labels) for p in photos)} dice")
@@ -259,13 +292,14 @@ def main() -> None:
     if not args.detector_crops:
         positives = []
     export(train_faces(pool, negatives, args.face_steps, rng, args.face_width, args.ema,
-                       positives, args.input_norm),
+                       positives, args.input_norm, args.dark_weight),
            (1, 3, args.crop, args.crop), args.out / "faces.onnx")
     meta = {"crop": args.crop, "face_width": args.face_width, "crop_scale": CROP_SCALE,
             "det_width": DET_W, "stride": STRIDE, "trained_on_validation": bool(args.all),
             "seed": args.seed, "face_steps": args.face_steps, "ema": args.ema,
             "face_scale": FACE_SCALE, "detector_crops": bool(args.detector_crops),
-            "input_norm": bool(args.input_norm)}
+            "input_norm": bool(args.input_norm), "dark_weight": args.dark_weight,
+            "train_share": args.train_share, "face_aug": args.face_aug}
     (args.out / "train_meta.json").write_text(json.dumps(meta, indent=1))
 
 
