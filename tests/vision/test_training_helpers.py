@@ -1,4 +1,4 @@
-"""Training helpers that need no torch: the noise negatives, motion blur, the split."""
+"""Training helpers that need no torch: noise negatives, augmentation, the split, sampling."""
 from __future__ import annotations
 
 import numpy as np
@@ -55,3 +55,13 @@ def test_share_subset_is_fixed_by_name():
     names = [f"images/{i}.jpg" for i in range(2000)]
     assert [data.hash_share(n) for n in names[:5]] == [data.hash_share(n) for n in names[:5]]
     assert 0.72 < np.mean([data.hash_share(n) < 0.75 for n in names]) < 0.78
+
+
+def test_dark_dice_are_sampled_more_often():
+    img = np.full((100, 200, 3), 230, np.uint8)
+    img[30:70, 20:60] = 25  # a black die at (40, 50); a white one at (140, 50)
+    labels = np.array([[40, 50, 40, 3], [140, 50, 40, 5]], np.float32)
+    dice = np.array([(0, 0), (0, 1)])
+    cum = data.dark_weights([(img, labels)], dice, 3.0)
+    assert np.allclose(cum, [0.75, 1.0])
+    assert np.allclose(data.dark_weights([(img, labels)], dice, 1.0), [0.5, 1.0])

@@ -80,3 +80,21 @@ def load_set(root: Path, set_name: str) -> list[Photo]:
 
 def load_all(root: Path) -> list[Photo]:
     return [p for s in SETS if (root / s).is_dir() for p in load_set(root, s)]
+
+
+def dark_weights(pool: list[tuple[np.ndarray, np.ndarray]], dice: np.ndarray, weight: float
+                 ) -> np.ndarray:
+    """Cumulative sampling weights of the dice `dice` ((image, label) index pairs into
+    `pool`, a list of (image, labels)): `weight` for a die whose face is
+    dark (mean Lab lightness of its middle under 90: black, marbled, deep red bodies,
+    where pips are hardest to see), 1 for the others."""
+    w = np.ones(len(dice))
+    if weight != 1:
+        for k, (pi, li) in enumerate(dice):
+            img, labels = pool[pi]
+            cx, cy, side, _ = labels[li]
+            r = max(2, int(0.3 * side))
+            mid = img[max(0, int(cy) - r):int(cy) + r, max(0, int(cx) - r):int(cx) + r]
+            if mid.size and cv2.cvtColor(mid, cv2.COLOR_BGR2LAB)[..., 0].mean() < 90:
+                w[k] = weight
+    return np.cumsum(w) / w.sum()

@@ -125,22 +125,6 @@ def crop(image: np.ndarray, cx: float, cy: float, side: float, angle: float = 0.
     return face_crop(image, (cx, cy), side, angle=angle, flip=flip, size=CROP_SIZE[0])
 
 
-def dark_weights(pool: list[tuple], dice: np.ndarray, weight: float) -> np.ndarray:
-    """Cumulative sampling weights of the labelled dice: `weight` for a die whose face is
-    dark (mean Lab lightness of its middle under 90: black, marbled, deep red bodies,
-    where pips are hardest to see), 1 for the others."""
-    w = np.ones(len(dice))
-    if weight != 1:
-        for k, (pi, li) in enumerate(dice):
-            _, img, labels = pool[pi]
-            cx, cy, side, _ = labels[li]
-            r = max(2, int(0.3 * side))
-            mid = img[max(0, int(cy) - r):int(cy) + r, max(0, int(cx) - r):int(cx) + r]
-            if mid.size and cv2.cvtColor(mid, cv2.COLOR_BGR2LAB)[..., 0].mean() < 90:
-                w[k] = weight
-    return np.cumsum(w) / w.sum()
-
-
 def face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
                 rng: np.random.Generator, positives: list[tuple] = (),
                 cum: np.ndarray | None = None) -> tuple[np.ndarray, int]:
@@ -192,7 +176,7 @@ def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
     dice = np.array([(i, j) for i, item in enumerate(pool) for j in range(len(item[2]))])
-    cum = dark_weights(pool, dice, dark) if dark != 1 else None
+    cum = data.dark_weights([item[1:] for item in pool], dice, dark) if dark != 1 else None
     if cum is not None:
         print(f"dark dice: {int(np.sum(np.diff(cum, prepend=0) > 1.5 / len(dice)))} of {len(dice)}")
     t0 = time.time()
