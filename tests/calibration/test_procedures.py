@@ -128,9 +128,10 @@ def test_cli_calibrate_from_files_then_read_back(tmp_path: Path, capsys) -> None
     for face in FACES:
         args += ["--event-face", f"{face}={','.join(files[face])}"]
     assert main(args) == 0
-    assert "wrote" in capsys.readouterr().out
+    out = capsys.readouterr().out
     profile = load_profile(tmp_path / "prof")
     assert list(profile.colors) == ["Ann"] and profile.tray is not None and profile.event
+    assert "wrote" in out and f"dice {profile.die_side:.0f} px wide" in out
     frame, box = random_event_frame("rally", rng, background=procedural_background((360, 480), rng))
     assert event_face(frame, box, profile=profile)[0] == "rally"
 
