@@ -131,7 +131,7 @@ def test_phone_layout_screenshot(live_server, phone, tmp_path):
     assert box["height"] >= 40 and box["width"] >= 140
 
 
-def test_framing_the_tray_by_tapping_its_corners(live_server, phone):
+def test_framing_the_tray_and_learning_a_dice_colour_by_tapping(live_server, phone):
     from playwright.sync_api import expect
 
     base, app = live_server
@@ -155,6 +155,19 @@ def test_framing_the_tray_by_tapping_its_corners(live_server, phone):
     tray = parts.calibration.profile.tray
     for (x, y), (fx, fy) in zip(tray, corners):
         assert abs(x - fx * 640) < 4 and abs(y - fy * 480) < 4
+
+    # Learning a dice colour also measures the dice, and the page says how big they look.
+    from vision.synthetic import SynthDie, procedural_background, render_frame
+
+    rng = np.random.default_rng(2)
+    dice = [SynthDie(f, (200.0 + 48 * i, 240.0), 40, 10.0 * i, (40, 40, 200), (240, 240, 240))
+            for i, f in enumerate([1, 2, 3, 4, 5, 6])]
+    parts.table.live.show(render_frame(dice, background=procedural_background((480, 640), rng),
+                                       rng=rng)[0])
+    page.locator("select[name=calib-color]").select_option("red")
+    page.locator("#calib button", has_text="Learn").tap()
+    expect(page.locator("#calib .tags")).to_contain_text("px wide")
+    assert "red" in parts.calibration.profile.colors and parts.calibration.profile.die_side
 
 
 def test_a_wrong_camera_read_is_fixed_from_the_page(live_server, phone):
