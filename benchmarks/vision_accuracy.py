@@ -69,21 +69,32 @@ def run_set(folder: Path, limit: int | None, verbose: bool):
     return everything, val
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+def data_argument(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--data", type=Path,
                     default=Path(os.environ.get("DICE_DATA") or REPO.parent / "shared/data/dice"))
+
+
+def data_sets(data: Path) -> list[Path]:
+    """The labelled sets (folders with manifest.json) in `data`; says so when there are none."""
+    sets = sorted(p for p in data.glob("*") if (p / "manifest.json").is_file()) \
+        if data.is_dir() else []
+    if not sets:
+        print(f"No dice data found at {data} (folders with manifest.json): "
+              f"pass --data DIR or set DICE_DATA.")
+    return sets
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    data_argument(ap)
     ap.add_argument("--models", type=Path, help="model folder (default: the bundled models)")
     ap.add_argument("--limit", type=int, help="only the first N photos of each set")
     ap.add_argument("-v", "--verbose", action="store_true", help="list photos with errors")
     args = ap.parse_args()
     if args.models:
         os.environ["DICE_MODELS"] = str(args.models)
-    sets = sorted(p for p in args.data.glob("*") if (p / "manifest.json").is_file()) \
-        if args.data.is_dir() else []
+    sets = data_sets(args.data)
     if not sets:
-        print(f"No dice data found at {args.data} (folders with manifest.json): "
-              f"pass --data DIR or set DICE_DATA.")
         return 2
     cv2.setNumThreads(1)
     print(f"dice reader benchmark, data {args.data}, one core (cv2.setNumThreads(1))")

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -25,7 +24,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from vision_accuracy import _line
+from vision_accuracy import _line, data_argument, data_sets
 
 
 def widen(image: np.ndarray, labels: list[dict], factor: int):
@@ -43,16 +42,12 @@ def widen(image: np.ndarray, labels: list[dict], factor: int):
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--data", type=Path,
-                    default=Path(os.environ.get("DICE_DATA") or REPO.parent / "shared/data/dice"))
+    data_argument(ap)
     ap.add_argument("--factor", type=int, default=2)
     ap.add_argument("--limit", type=int, help="only the first N photos of each set")
     args = ap.parse_args()
-    sets = sorted(p for p in args.data.glob("*") if (p / "manifest.json").is_file()) \
-        if args.data.is_dir() else []
+    sets = data_sets(args.data)
     if not sets:
-        print(f"No dice data found at {args.data} (folders with manifest.json): "
-              f"pass --data DIR or set DICE_DATA.")
         return 2
     cv2.setNumThreads(1)
     from calibration.procedures import detector_die_side
