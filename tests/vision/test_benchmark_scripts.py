@@ -1,0 +1,34 @@
+"""The dice-reader benchmarks run end to end (on the bundled photos, a few of each set)
+and say clearly when the data is missing, so they cannot rot between runs."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import vision
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLES = Path(vision.__file__).resolve().parent / "samples"
+
+
+def _run(script: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(REPO / "benchmarks" / script), *args],
+                          check=False, capture_output=True, text=True, timeout=300, cwd=REPO)
+
+
+@pytest.mark.parametrize("script, lines", [("vision_accuracy.py", 4), ("vision_wide_view.py", 4)])
+def test_benchmark_prints_a_line_per_set(script, lines):
+    done = _run(script, "--data", str(SAMPLES), "--limit", "2")
+    assert done.returncode == 0, done.stderr
+    rows = [r for r in done.stdout.splitlines() if " correct " in r and "ms/frame median" in r]
+    assert len(rows) == lines, done.stdout
+    assert any(r.startswith("byler-2019-12-08") for r in rows)
+
+
+@pytest.mark.parametrize("script", ["vision_accuracy.py", "vision_wide_view.py"])
+def test_benchmark_says_when_the_data_is_missing(script, tmp_path):
+    done = _run(script, "--data", str(tmp_path / "nothing"))
+    assert done.returncode == 2 and "No dice data found" in done.stdout
