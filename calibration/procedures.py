@@ -183,10 +183,9 @@ def detector_die_side(frame: np.ndarray) -> float | None:
     The zoom where most dice are read surely wins (the smaller on a tie: zoomed too far,
     single pips start to pass for dice), then one more look at the zoom that side asks
     for, where the detector's size estimate is at its best."""
-    from vision.detect import DieDetector, full_frame_scale
+    from vision.detect import DET_SIDE, DieDetector, full_frame_scale
     from vision.faces import FaceReader
     from vision.onnxnets import model_dir
-    from vision.reader import DET_SIDE
 
     def sure_sides(scale: float) -> list[float]:
         cands = detector.detect(frame, scale=scale)

@@ -17,6 +17,7 @@ import numpy as np
 from vision.onnxnets import load_net, model_dir
 
 DET_WIDTH = 320
+DET_SIDE = 20.0  # face side in input px the detector reads best (trained on about 12-45)
 STRIDE = 4
 DEFAULT_THRESHOLD = 0.4
 

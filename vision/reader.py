@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from vision.color import die_color
-from vision.detect import Candidate, DieDetector
+from vision.detect import DET_SIDE, Candidate, DieDetector
 from vision.event import event_face
 from vision.faces import DISAGREE_CAP, FaceRead, FaceReader
 from vision.onnxnets import model_dir
@@ -31,7 +31,6 @@ UNSURE = 0.5  # a die read below this confidence gets an "unreadable" warning
 SURE = 0.9  # touching dice both read at least this surely need no warning
 ODD_SIZE = 0.75  # a die this much smaller than the frame's median is read with capped confidence
 TOUCHING = 0.85  # centres closer than this many face sides: the dice touch
-DET_SIDE = 20.0  # face side, in detector input px, the detector reads best (trained ~12-45)
 _ROTATE = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
 
 

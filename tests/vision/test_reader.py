@@ -9,8 +9,9 @@ import pytest
 
 from calibration.profile import default_profile
 from vision import FrameError, Reading, read_dice
+from vision.detect import DET_SIDE
 from vision.evaluate import Tally, score
-from vision.reader import DET_SIDE, detection_view, touching_warnings, unreadable_warnings
+from vision.reader import detection_view, touching_warnings, unreadable_warnings
 from vision.types import Die
 
 # The bundled photos are validation photos the shipped model never saw. Floors sit under
