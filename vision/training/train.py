@@ -125,6 +125,13 @@ def crop(image: np.ndarray, cx: float, cy: float, side: float, angle: float = 0.
     return face_crop(image, (cx, cy), side, angle=angle, flip=flip, size=CROP_SIZE[0])
 
 
+def _pick(dice: np.ndarray, cum: np.ndarray | None, rng: np.random.Generator) -> int:
+    """A die's index: uniform, or by the cumulative weights `cum` (data.dark_weights)."""
+    if cum is None:
+        return int(rng.integers(len(dice)))
+    return min(int(np.searchsorted(cum, rng.random())), len(dice) - 1)
+
+
 def face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
                 rng: np.random.Generator, positives: list[tuple] = (),
                 cum: np.ndarray | None = None) -> tuple[np.ndarray, int]:
@@ -137,9 +144,7 @@ def face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
         side *= rng.uniform(0.95, 1.05)
         cx, cy = cx + rng.normal(0, 0.03 * side), cy + rng.normal(0, 0.03 * side)
         return crop(image, cx, cy, side, rng.uniform(-rot, rot), rng.random() < 0.5), value - 1
-    pick = rng.integers(len(dice)) if cum is None else min(int(np.searchsorted(cum, rng.random())),
-                                                            len(dice) - 1)
-    pi, li = dice[pick] if r < 0.62 else (rng.integers(len(pool)), -1)
+    pi, li = dice[_pick(dice, cum, rng)] if r < 0.62 else (rng.integers(len(pool)), -1)
     p, img, labels = pool[pi]
     rot = _rotation_range(p)
     angle, flip = rng.uniform(-rot, rot), rng.random() < 0.5
