@@ -182,9 +182,10 @@ def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
     dice = np.array([(i, j) for i, item in enumerate(pool) for j in range(len(item[2]))])
     cum = data.dark_weights([item[1:] for item in pool], dice, dark) if dark != 1 else None
-    if cum is not None:  # dark dice are those whose weight differs from the least one's
+    if cum is not None:  # the dark dice carry the weight `dark`, the others 1
         w = np.diff(cum, prepend=0)
-        print(f"dark dice: {int(np.sum(~np.isclose(w, w.min())))} of {len(dice)}")
+        print(f"dark dice: {int(np.sum(~np.isclose(w, w.min() if dark > 1 else w.max())))}"
+              f" of {len(dice)}")
     t0 = time.time()
     for step in range(steps):
         batch = [face_sample(pool, dice, negatives, rng, positives, cum) for _ in range(64)]
