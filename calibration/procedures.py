@@ -196,7 +196,8 @@ def detector_die_side(frame: np.ndarray) -> float | None:
     base = full_frame_scale(frame.shape[1])
     best: list[float] = []
     try:
-        detector, faces = DieDetector(model_dir() / "detector.onnx"), FaceReader(model_dir())
+        detector = DieDetector(model_dir() / "detector.onnx")
+        faces = FaceReader(model_dir(), paint=False)  # are the candidates whole dice?
         for zoom in (1.0, 1.5, 2.0, 3.0, 4.0):
             sides = sure_sides(zoom * base)
             if len(sides) > len(best):

@@ -1,7 +1,8 @@
 """Reading the upward face of each found die with a small CNN (OpenCV DNN).
 
 Each candidate is cut from the full-resolution frame (1.25 x its face side, so the
-whole face and a little surrounding), shrunk to 36x36 and classified, together with
+whole face and a little surrounding), shrunk to 36x36, the other candidates painted
+over in the tray's colour (a neighbour's pips must not count), and classified, together with
 the same crop turned a quarter turn (a die face reads the same either way), by two
 independently trained classifiers: classes are the faces 1-6, "a face without pips"
 (blank / symbol: the Event die) and "not a die". Confidence is the mean of the members'
@@ -23,6 +24,7 @@ CROP_SCALE = 1.25
 NO_PIPS = 6  # class index of a face without pips
 NOT_DIE = 7  # class index of "not a die"
 DISAGREE_CAP = 0.5  # confidence ceiling when the two views read different faces
+NEIGHBOUR_HALF = 0.4  # a neighbouring die is painted over in a square this many sides wide / 2
 
 
 def face_matrix(center: tuple[float, float], side: float, *, angle: float = 0.0,
@@ -40,9 +42,52 @@ def face_matrix(center: tuple[float, float], side: float, *, angle: float = 0.0,
 def face_crop(frame: np.ndarray, center: tuple[float, float], side: float, *,
               angle: float = 0.0, flip: bool = False, size: int = CROP) -> np.ndarray:
     """The size x size BGR crop of the square of `side` frame pixels around `center`."""
-    m = face_matrix(center, side, angle=angle, flip=flip, size=size)
+    return warp(frame, face_matrix(center, side, angle=angle, flip=flip, size=size), size)
+
+
+def warp(frame: np.ndarray, m: np.ndarray, size: int) -> np.ndarray:
+    """The size x size crop the affine `m` (face_matrix) cuts from the frame."""
     return cv2.warpAffine(frame, m, (size, size), flags=cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_REPLICATE)
+
+
+def tray_colour(frame: np.ndarray) -> tuple[float, float, float]:
+    """The frame's median colour (every 8th pixel): what lies between the dice."""
+    return tuple(float(v) for v in np.median(frame[::8, ::8].reshape(-1, 3), axis=0))
+
+
+def paint_neighbours(crop: np.ndarray, m: np.ndarray, own: tuple[float, float, float],
+                     others: np.ndarray, fill: tuple[float, float, float]) -> np.ndarray:
+    """The crop (cut with the affine `m`, see face_matrix) with the other dice painted
+    over in `fill`, so a neighbour's pips cannot be counted as this die's.
+
+    own: (cx, cy, side) of the die read, in frame pixels; its face square is never
+    painted, even where a touching neighbour's square overlaps it. others: (k, 3) rows
+    (cx, cy, side) of the other dice (or candidates) in frame pixels; those whose centre
+    lies within the die's face, or the die's within theirs, are left alone."""
+    pts = np.asarray(others, np.float64).reshape(-1, 3)
+    # One inside the other's face (a pip taken for a die, a die and a piece of it) is
+    # not a neighbour: painting it would leave a lone pip looking like a die showing 1.
+    apart = np.max(np.abs(pts[:, :2] - np.asarray(own[:2])), axis=1)
+    pts = pts[apart >= 0.5 * np.maximum(pts[:, 2], own[2])]
+    if not len(pts):
+        return crop
+    size = crop.shape[0]
+    k = float(np.hypot(m[0, 0], m[0, 1]))  # crop pixels per frame pixel
+    xy = pts[:, :2] @ m[:, :2].T + m[:, 2]
+    half = NEIGHBOUR_HALF * pts[:, 2] * k
+    near = np.all(np.abs(xy - size / 2) < size / 2 + half[:, None], axis=1)
+    if not near.any():
+        return crop
+    out = crop.copy()
+    for (x, y), h in zip(xy[near], half[near]):
+        out[max(0, int(y - h)):max(0, int(np.ceil(y + h))),
+            max(0, int(x - h)):max(0, int(np.ceil(x + h)))] = fill
+    (ox, oy), oh = np.asarray(own[:2]) @ m[:, :2].T + m[:, 2], 0.5 * own[2] * k
+    y0, y1 = max(0, int(oy - oh)), max(0, int(np.ceil(oy + oh)))
+    x0, x1 = max(0, int(ox - oh)), max(0, int(np.ceil(ox + oh)))
+    out[y0:y1, x0:x1] = crop[y0:y1, x0:x1]
+    return out
 
 
 @dataclass(frozen=True)
@@ -87,8 +132,12 @@ class FaceReader:
     """
 
     def __init__(self, folder: str | Path | None = None,
-                 members: list[dict] | None = None) -> None:
-        """members: [{"file", "temperature", "crop"}] instead of those in faces.json."""
+                 members: list[dict] | None = None, *, paint: bool = True) -> None:
+        """members: [{"file", "temperature", "crop"}] instead of those in faces.json.
+        paint: paint the other candidates out of each crop (paint_neighbours). Off where
+        the question is whether candidates are whole dice at all (calibration's zooms):
+        a piece of a die, its other pieces painted away, looks like a whole face."""
+        self.paint = paint
         folder = Path(folder or model_dir())
         meta = load_meta(str(folder / "faces.json"))
         members = members or meta.get("members") or [
@@ -99,9 +148,18 @@ class FaceReader:
 
     @staticmethod
     def blob(frame: np.ndarray, centers: list[tuple[float, float]], sides: list[float],
-             size: int) -> np.ndarray:
-        """The network input: every candidate's size x size crop in every view (VIEWS)."""
-        crops = [face_crop(frame, c, s * CROP_SCALE, size=size) for c, s in zip(centers, sides)]
+             size: int, paint: bool = True) -> np.ndarray:
+        """The network input: every candidate's size x size crop, with `paint` the other
+        candidates painted over (paint_neighbours), in every view (VIEWS)."""
+        dice = np.array([(x, y, s) for (x, y), s in zip(centers, sides)], np.float64)
+        paint = paint and len(dice) > 1
+        fill = tray_colour(frame) if paint else (0.0, 0.0, 0.0)
+        crops = []
+        for i, (c, s) in enumerate(zip(centers, sides)):
+            m = face_matrix(c, s * CROP_SCALE, size=size)
+            crop = warp(frame, m, size)
+            crops.append(paint_neighbours(crop, m, dice[i], np.delete(dice, i, 0), fill)
+                         if paint else crop)
         crops = [v for c in crops for v in _views(c)]
         return cv2.dnn.blobFromImages(crops, 1 / 255.0, (size, size), (127.5, 127.5, 127.5),
                                       swapRB=False, crop=False)
@@ -113,7 +171,7 @@ class FaceReader:
         `blob`: this member's input, when already cut (members share crops of one size)."""
         path, _, size = self.members[member]
         if blob is None:
-            blob = self.blob(frame, centers, sides, size)
+            blob = self.blob(frame, centers, sides, size, self.paint)
         net = load_net(path)
         net.setInput(blob)
         return net.forward().reshape(len(centers), len(VIEWS), -1).transpose(1, 0, 2)
@@ -127,7 +185,7 @@ class FaceReader:
         blobs: dict[int, np.ndarray] = {}
         for i, (_, temperature, size) in enumerate(self.members):
             if size not in blobs:
-                blobs[size] = self.blob(frame, centers, sides, size)
+                blobs[size] = self.blob(frame, centers, sides, size, self.paint)
             z = self.logits(frame, centers, sides, i, blobs[size])
             probs_sum += _softmax(z.mean(axis=0) / temperature)
             views.append(z.argmax(axis=-1))
