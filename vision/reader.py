@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from vision.color import die_color
-from vision.detect import DET_SIDE, Candidate, DieDetector
+from vision.detect import DET_SIDE, Candidate, DieDetector, full_frame_scale
 from vision.event import event_face
 from vision.faces import DISAGREE_CAP, FaceRead, FaceReader
 from vision.onnxnets import model_dir
@@ -31,6 +31,7 @@ UNSURE = 0.5  # a die read below this confidence gets an "unreadable" warning
 SURE = 0.9  # touching dice both read at least this surely need no warning
 ODD_SIZE = 0.75  # a die this much smaller than the frame's median is read with capped confidence
 TOUCHING = 0.85  # centres closer than this many face sides: the dice touch
+SMALL = 0.9 * DET_SIDE  # uncalibrated: dice found this small (detector input px) are looked for closer
 _ROTATE = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
 
 
@@ -96,6 +97,23 @@ def detection_view(profile: Any, rotation: int, raw_shape: tuple[int, ...]
     grow = side or 0.04 * max(raw_shape[:2])
     lo, hi = pts.min(axis=0) - grow, pts.max(axis=0) + grow
     return scale, (int(lo[0]), int(lo[1]), int(np.ceil(hi[0])), int(np.ceil(hi[1])))
+
+
+def zoom_in_on_small_dice(detector: DieDetector, frame: np.ndarray, cands: list[Candidate],
+                          region: tuple[int, int, int, int] | None) -> list[Candidate]:
+    """Without a calibrated die size the frame is shrunk to DET_WIDTH px wide. In a frame
+    wider than 640 px (the Pi camera's 1280x720), dice may come out too small there to be
+    found: when nothing was found, or the dice found are smaller than SMALL, the frame is
+    looked at again at twice the scale (as a 640 px frame would be), and the look that
+    finds more candidates is kept. (The detector sizes dice far below its training range
+    too large: dice 10 px wide come out 14-16 px.)"""
+    base = full_frame_scale(frame.shape[1])
+    if base >= 0.5:
+        return cands
+    if cands and float(np.median([c.side for c in cands])) * base >= SMALL:
+        return cands
+    again = detector.detect(frame, scale=2 * base, region=region)
+    return again if len(again) > len(cands) else cands
 
 
 def _raw_geometry(c: Candidate, rotation: int, raw_shape: tuple[int, ...]
@@ -173,6 +191,8 @@ def read_dice(frame: np.ndarray, *, profile: Any = None) -> Reading:
     detector, faces = _models(str(model_dir()))
     scale, region = detection_view(profile, rotation, raw.shape)
     cands = detector.detect(upright, scale=scale, region=region)
+    if scale is None:
+        cands = zoom_in_on_small_dice(detector, upright, cands, region)
     reads = faces.read(upright, [c.center for c in cands], [c.side for c in cands])
     dice: list[Die] = []
     sides: list[float] = []
