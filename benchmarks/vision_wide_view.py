@@ -5,7 +5,8 @@
 Each labelled photo is put in the middle of a frame F times wider and taller (default 2;
 round it, the photo mirrored and blurred beyond recognition), so every die is F times smaller
 relative to the frame, as when the camera hangs higher over a big table. Printed per set:
-the reader with no calibration (the frame shrunk to 320 px wide, as always), and with
+the reader with no calibration (the frame shrunk to 320 px wide, looked at again at
+twice that when the dice found are small), and with
 what `calibrate` measures: the tray (the photo's rectangle) and the dice's size, measured
 by calibration's own `detector_die_side` on the wide frame itself. Columns as in vision_accuracy.py.
 """

@@ -31,7 +31,7 @@ UNSURE = 0.5  # a die read below this confidence gets an "unreadable" warning
 SURE = 0.9  # touching dice both read at least this surely need no warning
 ODD_SIZE = 0.75  # a die this much smaller than the frame's median is read with capped confidence
 TOUCHING = 0.85  # centres closer than this many face sides: the dice touch
-SMALL = 0.9 * DET_SIDE  # uncalibrated: dice found this small (detector input px) are looked for closer
+SMALL = 1.1 * DET_SIDE  # uncalibrated: dice found this small (detector input px) are looked for closer
 _ROTATE = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
 
 
@@ -103,17 +103,18 @@ def zoom_in_on_small_dice(detector: DieDetector, frame: np.ndarray, cands: list[
                           region: tuple[int, int, int, int] | None) -> list[Candidate]:
     """Without a calibrated die size the frame is shrunk to DET_WIDTH px wide. In a frame
     wider than 640 px (the Pi camera's 1280x720), dice may come out too small there to be
-    found: when nothing was found, or the dice found are smaller than SMALL, the frame is
-    looked at again at twice the scale (as a 640 px frame would be), and the look that
-    finds more candidates is kept. (The detector sizes dice far below its training range
-    too large: dice 10 px wide come out 14-16 px.)"""
+    found, or found but sized wrong: the detector sizes dice far below its training
+    range too large (dice 10 px wide come out 14-18 px). So when nothing was found, or
+    the dice found are under SMALL, the frame is looked at again at twice the scale (as
+    a 640 px frame would be: dice under 22 px come out under 44, still inside the
+    detector's range), and that look is kept unless it finds fewer candidates."""
     base = full_frame_scale(frame.shape[1])
     if base >= 0.5:
         return cands
     if cands and float(np.median([c.side for c in cands])) * base >= SMALL:
         return cands
     again = detector.detect(frame, scale=2 * base, region=region)
-    return again if len(again) > len(cands) else cands
+    return again if len(again) >= len(cands) else cands
 
 
 def _raw_geometry(c: Candidate, rotation: int, raw_shape: tuple[int, ...]

@@ -213,12 +213,12 @@ def test_uncalibrated_small_dice_are_looked_for_closer_only_in_wide_frames():
     det = _CountingDetector(3, 40.0)
     assert len(zoom_in_on_small_dice(det, wide, small, None)) == 3  # more found: kept
     assert det.scales == [0.5]
-    det = _CountingDetector(1, 40.0)
-    assert zoom_in_on_small_dice(det, wide, small, None) is small  # no more found
+    det = _CountingDetector(0, 40.0)
+    assert zoom_in_on_small_dice(det, wide, small, None) is small  # fewer found
     det = _CountingDetector(2, 80.0)
     assert len(zoom_in_on_small_dice(det, wide, [], (0, 0, 640, 480))) == 2  # none found
     det = _CountingDetector(3, 40.0)
-    big = [Candidate((5.0, 5.0), 90.0, 0.8)]  # 22.5 px: the detector's size
+    big = [Candidate((5.0, 5.0), 100.0, 0.8)]  # 25 px: the detector's size
     assert zoom_in_on_small_dice(det, wide, big, None) is big
     assert zoom_in_on_small_dice(det, vga, small, None) is small  # 640 px: as always
     assert zoom_in_on_small_dice(det, vga, [], None) == []
