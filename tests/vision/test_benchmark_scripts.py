@@ -11,6 +11,7 @@ import pytest
 import vision
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "benchmarks"))
 SAMPLES = Path(vision.__file__).resolve().parent / "samples"
 
 
@@ -28,7 +29,18 @@ def test_benchmark_prints_a_line_per_set(script, lines):
     assert any(r.startswith("byler-2019-12-08") for r in rows)
 
 
-@pytest.mark.parametrize("script", ["vision_accuracy.py", "vision_wide_view.py"])
+def test_robustness_benchmark_prints_every_change_per_set():
+    from vision_robustness import CHANGES
+
+    done = _run("vision_robustness.py", "--data", str(SAMPLES), "--all", "--limit", "1")
+    assert done.returncode == 0, done.stderr
+    rows = [r for r in done.stdout.splitlines() if " correct " in r and " missed " in r]
+    assert len(rows) == 2 * len(CHANGES), done.stdout
+    assert sum(r.startswith("matteop65-train") for r in rows) == len(CHANGES)
+
+
+@pytest.mark.parametrize("script", ["vision_accuracy.py", "vision_wide_view.py",
+                                    "vision_robustness.py"])
 def test_benchmark_says_when_the_data_is_missing(script, tmp_path):
     done = _run(script, "--data", str(tmp_path / "nothing"))
     assert done.returncode == 2 and "No dice data found" in done.stdout
