@@ -12,6 +12,7 @@ from vision import FrameError, Reading, read_dice
 from vision.detect import DET_SIDE, Candidate, DieDetector
 from vision.evaluate import Tally, score
 from vision.reader import (
+    brighten_dim,
     detection_view,
     touching_warnings,
     unreadable_warnings,
@@ -223,3 +224,16 @@ def test_uncalibrated_small_dice_are_looked_for_closer_only_in_wide_frames():
     assert zoom_in_on_small_dice(det, vga, small, None) is small  # 640 px: as always
     assert zoom_in_on_small_dice(det, vga, [], None) == []
     assert det.scales == []
+
+
+def test_dim_frames_are_brightened_for_the_networks_only(samples):
+    _, image, labels = samples["byler-2019-12-08"][0]
+    assert brighten_dim(image) is image  # a well-lit photo is read as it is
+    dim = cv2.convertScaleAbs(image, alpha=0.35)
+    lifted = brighten_dim(dim)
+    assert np.percentile(lifted, 99) > 2.5 * np.percentile(dim, 99)
+    assert brighten_dim(np.zeros((64, 64, 3), np.uint8)).max() == 0  # black stays black
+    plain, dark = score(read_dice(image).dice, labels), read_dice(dim)
+    assert score(dark.dice, labels).correct >= plain.correct - 1
+    darker = read_dice(cv2.convertScaleAbs(image, alpha=0.15))  # warnings see the frame as is:
+    assert any(w.code == "dark" for w in darker.warnings)  # the player is told to add light
