@@ -152,14 +152,18 @@ class FaceReader:
         """The network input: every candidate's size x size crop, with `paint` the other
         candidates painted over (paint_neighbours), in every view (VIEWS)."""
         dice = np.array([(x, y, s) for (x, y), s in zip(centers, sides)], np.float64)
-        paint = paint and len(dice) > 1
-        fill = tray_colour(frame) if paint else (0.0, 0.0, 0.0)
+        near = np.zeros((len(dice), len(dice)), bool)
+        if paint and len(dice) > 1:  # j reaches into i's crop: worth painting
+            gap = np.abs(dice[:, None, :2] - dice[None, :, :2]).max(axis=2)
+            near = gap < (CROP_SCALE / 2) * dice[:, 2:3] + NEIGHBOUR_HALF * dice[None, :, 2]
+            np.fill_diagonal(near, False)
+        fill = tray_colour(frame) if near.any() else (0.0, 0.0, 0.0)
         crops = []
         for i, (c, s) in enumerate(zip(centers, sides)):
             m = face_matrix(c, s * CROP_SCALE, size=size)
             crop = warp(frame, m, size)
-            crops.append(paint_neighbours(crop, m, dice[i], np.delete(dice, i, 0), fill)
-                         if paint else crop)
+            crops.append(paint_neighbours(crop, m, dice[i], dice[near[i]], fill)
+                         if near[i].any() else crop)
         crops = [v for c in crops for v in _views(c)]
         return cv2.dnn.blobFromImages(crops, 1 / 255.0, (size, size), (127.5, 127.5, 127.5),
                                       swapRB=False, crop=False)

@@ -12,8 +12,8 @@ from vision import FrameError, Reading, read_dice
 from vision.detect import DET_SIDE, Candidate, DieDetector
 from vision.evaluate import Tally, score
 from vision.reader import (
-    brighten_dim,
     detection_view,
+    even_light,
     touching_warnings,
     unreadable_warnings,
     zoom_in_on_small_dice,
@@ -226,14 +226,18 @@ def test_uncalibrated_small_dice_are_looked_for_closer_only_in_wide_frames():
     assert det.scales == []
 
 
-def test_dim_frames_are_brightened_for_the_networks_only(samples):
+def test_dim_or_coloured_light_is_evened_out_for_the_networks_only(samples):
     _, image, labels = samples["byler-2019-12-08"][0]
-    assert brighten_dim(image) is image  # a well-lit photo is read as it is
+    assert even_light(image) is image  # a well-lit photo is read as it is
+    plain = score(read_dice(image).dice, labels)
     dim = cv2.convertScaleAbs(image, alpha=0.35)
-    lifted = brighten_dim(dim)
+    lifted = even_light(dim)
     assert np.percentile(lifted, 99) > 2.5 * np.percentile(dim, 99)
-    assert brighten_dim(np.zeros((64, 64, 3), np.uint8)).max() == 0  # black stays black
-    plain, dark = score(read_dice(image).dice, labels), read_dice(dim)
-    assert score(dark.dice, labels).correct >= plain.correct - 1
+    assert score(read_dice(dim).dice, labels).correct >= plain.correct - 1
+    cold = np.clip(image * np.array([1.15, 1.0, 0.8]), 0, 255).astype(np.uint8)
+    top = np.percentile(even_light(cold).reshape(-1, 3), 99, axis=0)
+    assert top.max() - top.min() < 0.3 * (np.percentile(cold.reshape(-1, 3), 99, axis=0).ptp())
+    assert score(read_dice(cold).dice, labels).correct >= plain.correct - 1
+    assert even_light(np.zeros((64, 64, 3), np.uint8)).max() == 0  # black stays black
     darker = read_dice(cv2.convertScaleAbs(image, alpha=0.15))  # warnings see the frame as is:
     assert any(w.code == "dark" for w in darker.warnings)  # the player is told to add light
