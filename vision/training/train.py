@@ -17,7 +17,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from vision.faces import CROP, CROP_SCALE, face_crop
+from vision.faces import CROP, CROP_SCALE, face_matrix, paint_neighbours, tray_colour, warp
 from vision.training import augment, data, synth
 from vision.training.nets import FACE_CLASSES, Detector, FaceNet
 
@@ -118,11 +118,23 @@ def train_detector(pool: list[tuple], steps: int, rng: np.random.Generator) -> D
 CROP_SIZE = [CROP]  # classifier input side in pixels (--crop)
 FACE_SCALE = [0.85, 1.2]  # random size of a labelled die's crop, times its face (--face-scale)
 AUG = [1.0]  # strength of the classifier's photometric changes (--face-aug)
+PAINT = [False]  # paint the other labelled dice out of each crop, as the reader does (--paint)
+_FILL: dict[int, tuple[float, float, float]] = {}
 
 
 def crop(image: np.ndarray, cx: float, cy: float, side: float, angle: float = 0.0,
-         flip: bool = False) -> np.ndarray:
-    return face_crop(image, (cx, cy), side, angle=angle, flip=flip, size=CROP_SIZE[0])
+         flip: bool = False, own: tuple[float, float, float] | None = None,
+         others: np.ndarray | None = None) -> np.ndarray:
+    """The classifier's crop of `side` px around (cx, cy); with PAINT, the dice `others`
+    (rows cx, cy, side, ...) painted over except the face square `own` (cx, cy, side)."""
+    m = face_matrix((cx, cy), side, angle=angle, flip=flip, size=CROP_SIZE[0])
+    out = warp(image, m, CROP_SIZE[0])
+    if PAINT[0] and others is not None and len(others):
+        if id(image) not in _FILL:
+            _FILL[id(image)] = tray_colour(image)
+        own = own or (cx, cy, side / CROP_SCALE)
+        out = paint_neighbours(out, m, own, others[:, :3], _FILL[id(image)])
+    return out
 
 
 def _pick(dice: np.ndarray, cum: np.ndarray | None, rng: np.random.Generator) -> int:
@@ -150,13 +162,15 @@ def face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
     angle, flip = rng.uniform(-rot, rot), rng.random() < 0.5
     if li >= 0:
         cx, cy, side, value = labels[li]
+        own = (cx, cy, side)
         cx, cy = cx + rng.normal(0, 0.07 * side), cy + rng.normal(0, 0.07 * side)
         side *= CROP_SCALE * rng.uniform(*FACE_SCALE)
-        return crop(img, cx, cy, side, angle, flip), int(value) - 1
+        return (crop(img, cx, cy, side, angle, flip, own, np.delete(labels, li, 0)),
+                int(value) - 1)
     if r < 0.82 and negatives:
-        image, cx, cy, side = negatives[rng.integers(len(negatives))]
+        image, cx, cy, side, others = negatives[rng.integers(len(negatives))]
         side *= rng.uniform(0.9, 1.1)
-        return crop(image, cx, cy, side, angle, flip), NOT_DIE
+        return crop(image, cx, cy, side, angle, flip, None, others), NOT_DIE
     h, w = img.shape[:2]
     sides = labels[:, 2] if len(labels) else np.array([40.0])
     for _ in range(20):
@@ -165,7 +179,7 @@ def face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
         if not len(labels) or np.all(np.hypot(labels[:, 0] - cx, labels[:, 1] - cy)
                                      > 0.75 * np.maximum(labels[:, 2], side)):
             break
-    return crop(img, cx, cy, side * CROP_SCALE, angle, flip), NOT_DIE
+    return crop(img, cx, cy, side * CROP_SCALE, angle, flip, None, labels), NOT_DIE
 
 
 def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
@@ -217,7 +231,7 @@ def mine(det_path: Path, photos: list[data.Photo]) -> tuple[list[tuple], list[tu
             d = np.hypot(p.labels[:, 0] - c.center[0], p.labels[:, 1] - c.center[1])
             item = (p.image, c.center[0], c.center[1], c.side * CROP_SCALE)
             if not len(d) or np.all(d > 0.75 * np.maximum(p.labels[:, 2], c.side)):
-                negatives.append(item)
+                negatives.append((*item, p.labels))
             elif d.min() < 0.5 * p.labels[d.argmin(), 2]:
                 positives.append((*item, int(p.labels[d.argmin(), 3]), _rotation_range(p)))
     return negatives, positives
@@ -256,11 +270,14 @@ def main() -> None:
                     help="keep only this share of the training photos (a learning curve)")
     ap.add_argument("--face-aug", type=float, default=1.0,
                     help="strength of the classifier's photometric changes (1 = as shipped)")
+    ap.add_argument("--paint", action="store_true",
+                    help="paint the other dice out of each classifier crop (as vision.faces does)")
     ap.add_argument("--det-only", action="store_true", help="train only the detector")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     CROP_SIZE[0] = args.crop
     AUG[0] = args.face_aug
+    PAINT[0] = args.paint
     FACE_SCALE[:] = [float(v) for v in args.face_scale.split(",")]
     torch.manual_seed(args.seed)
     cv2.setNumThreads(1)
@@ -290,7 +307,7 @@ def main() -> None:
             "seed": args.seed, "face_steps": args.face_steps, "ema": args.ema,
             "face_scale": FACE_SCALE, "detector_crops": bool(args.detector_crops),
             "input_norm": bool(args.input_norm), "dark_weight": args.dark_weight,
-            "train_share": args.train_share, "face_aug": args.face_aug}
+            "train_share": args.train_share, "face_aug": args.face_aug, "paint": args.paint}
     (args.out / "train_meta.json").write_text(json.dumps(meta, indent=1))
 
 
