@@ -187,9 +187,11 @@ def touching_warnings(dice: list[Die], sides: list[float]) -> list[DiceWarning]:
 
 
 def unreadable_warnings(dice: list[Die]) -> list[DiceWarning]:
-    """A warning for each soldier die read with confidence below UNSURE."""
-    return [DiceWarning("cocked", "A die cannot be read (cocked on an edge or partly hidden): "
-                        "lay it flat or re-roll it.", d.box)
+    """A warning for each soldier die read with confidence below UNSURE. Code "cocked":
+    the reader cannot tell a die cocked on an edge or partly hidden from one lying flat
+    whose pips are hard to see, so the message asks for a look, not a re-roll."""
+    return [DiceWarning("cocked", "A die could not be read surely: check its face (if it is "
+                        "cocked on an edge or partly hidden, lay it flat).", d.box)
             for d in dice if d.kind == SOLDIER and d.confidence < UNSURE]
 
 
