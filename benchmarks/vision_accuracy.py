@@ -69,9 +69,11 @@ def run_set(folder: Path, limit: int | None, verbose: bool):
     return everything, val
 
 
-def data_argument(ap: argparse.ArgumentParser) -> None:
+def data_arguments(ap: argparse.ArgumentParser) -> None:
+    """--data (the labelled sets) and --limit, shared by the dice benchmarks."""
     ap.add_argument("--data", type=Path,
                     default=Path(os.environ.get("DICE_DATA") or REPO.parent / "shared/data/dice"))
+    ap.add_argument("--limit", type=int, help="only the first N photos of each set")
 
 
 def data_sets(data: Path) -> list[Path]:
@@ -86,9 +88,8 @@ def data_sets(data: Path) -> list[Path]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    data_argument(ap)
+    data_arguments(ap)
     ap.add_argument("--models", type=Path, help="model folder (default: the bundled models)")
-    ap.add_argument("--limit", type=int, help="only the first N photos of each set")
     ap.add_argument("-v", "--verbose", action="store_true", help="list photos with errors")
     args = ap.parse_args()
     if args.models:

@@ -23,7 +23,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from vision_accuracy import _is_validation, data_argument, data_sets
+from vision_accuracy import _is_validation, data_arguments, data_sets
 
 
 def _gain(k: float) -> Callable[[np.ndarray], np.ndarray]:
@@ -76,9 +76,8 @@ CHANGES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    data_argument(ap)
+    data_arguments(ap)
     ap.add_argument("--all", action="store_true", help="every photo, not only the validation ones")
-    ap.add_argument("--limit", type=int, help="only the first N photos of each set")
     args = ap.parse_args()
     sets = data_sets(args.data)
     if not sets:

@@ -25,7 +25,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from vision_accuracy import _line, data_argument, data_sets
+from vision_accuracy import _line, data_arguments, data_sets
 
 
 def widen(image: np.ndarray, labels: list[dict], factor: int):
@@ -43,9 +43,8 @@ def widen(image: np.ndarray, labels: list[dict], factor: int):
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    data_argument(ap)
+    data_arguments(ap)
     ap.add_argument("--factor", type=int, default=2)
-    ap.add_argument("--limit", type=int, help="only the first N photos of each set")
     args = ap.parse_args()
     sets = data_sets(args.data)
     if not sets:
