@@ -24,6 +24,7 @@ import numpy as np
 
 PROFILE_VERSION = 2  # 2 added die_side; version 1 files still load
 PROFILE_FILE = "profile.json"
+DIE_SIDE_RANGE = (4.0, 1000.0)  # a die's side in frame pixels a profile may hold
 TEMPLATE_DIR = "templates"
 EVENT_FACES = ("blank", "dragon", "rally")
 ROTATIONS = (0, 90, 180, 270)
@@ -167,7 +168,7 @@ class Profile:
         for name in self.colors:
             _check_name(name)
         if self.die_side is not None:
-            if not _is_num(self.die_side) or not 4 <= float(self.die_side) <= 1000:
+            if not _is_die_side(self.die_side):
                 raise ProfileError(f"die_side must be 4-1000 pixels, got {self.die_side!r}")
             object.__setattr__(self, "die_side", float(self.die_side))
 
@@ -294,8 +295,12 @@ def _from_json(doc: Any, folder: Path) -> Profile:
     )
 
 
+def _is_die_side(value: Any) -> bool:
+    return _is_num(value) and DIE_SIDE_RANGE[0] <= float(value) <= DIE_SIDE_RANGE[1]
+
+
 def _parse_die_side(raw: Any) -> float | None:
-    if raw is not None and (not _is_num(raw) or not 4 <= raw <= 1000):
+    if raw is not None and not _is_die_side(raw):
         raise _FieldError("die_side", f"must be null or 4-1000 pixels, got {raw!r}")
     return None if raw is None else float(raw)
 
