@@ -39,14 +39,8 @@ def face_matrix(center: tuple[float, float], side: float, *, angle: float = 0.0,
     return m[:2]
 
 
-def face_crop(frame: np.ndarray, center: tuple[float, float], side: float, *,
-              angle: float = 0.0, flip: bool = False, size: int = CROP) -> np.ndarray:
-    """The size x size BGR crop of the square of `side` frame pixels around `center`."""
-    return warp(frame, face_matrix(center, side, angle=angle, flip=flip, size=size), size)
-
-
 def warp(frame: np.ndarray, m: np.ndarray, size: int) -> np.ndarray:
-    """The size x size crop the affine `m` (face_matrix) cuts from the frame."""
+    """The size x size BGR crop the affine `m` (face_matrix) cuts from the frame."""
     return cv2.warpAffine(frame, m, (size, size), flags=cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_REPLICATE)
 
