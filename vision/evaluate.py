@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 from vision.types import Die
@@ -85,3 +86,25 @@ def score(dice: list[Die] | tuple[Die, ...], labels: list[dict]) -> Tally:
         if d.confidence < 0.5:
             t.unsure += 1
     return t
+
+
+def close_up(image: np.ndarray, labels: list[dict], zoom: float
+             ) -> tuple[np.ndarray, list[dict]] | None:
+    """The photo as a camera `zoom` times closer would see it: its middle 1/zoom blown up
+    to its size, with the labels inside (moved and enlarged). None when the cut crosses a
+    labelled die (half a die is no label) or leaves none."""
+    h, w = image.shape[:2]
+    cw, ch = round(w / zoom), round(h / zoom)
+    x0, y0 = (w - cw) // 2, (h - ch) // 2
+    kx, ky = w / cw, h / ch
+    inside = []
+    for lab in labels:
+        x, y, bw, bh = lab["bbox"]
+        if x >= x0 and y >= y0 and x + bw <= x0 + cw and y + bh <= y0 + ch:
+            inside.append(dict(lab, bbox=[(x - x0) * kx, (y - y0) * ky, bw * kx, bh * ky]))
+        elif x < x0 + cw and x + bw > x0 and y < y0 + ch and y + bh > y0:
+            return None
+    if not inside:
+        return None
+    big = cv2.resize(image[y0:y0 + ch, x0:x0 + cw], (w, h), interpolation=cv2.INTER_CUBIC)
+    return big, inside

@@ -20,7 +20,8 @@ def _run(script: str, *args: str) -> subprocess.CompletedProcess:
                           check=False, capture_output=True, text=True, timeout=300, cwd=REPO)
 
 
-@pytest.mark.parametrize("script, lines", [("vision_accuracy.py", 4), ("vision_wide_view.py", 4)])
+@pytest.mark.parametrize("script, lines", [("vision_accuracy.py", 4), ("vision_wide_view.py", 4),
+                                           ("vision_close_view.py", 12)])
 def test_benchmark_prints_a_line_per_set(script, lines):
     done = _run(script, "--data", str(SAMPLES), "--limit", "2")
     assert done.returncode == 0, done.stderr
@@ -40,7 +41,7 @@ def test_robustness_benchmark_prints_every_change_per_set():
 
 
 @pytest.mark.parametrize("script", ["vision_accuracy.py", "vision_wide_view.py",
-                                    "vision_robustness.py"])
+                                    "vision_robustness.py", "vision_close_view.py"])
 def test_benchmark_says_when_the_data_is_missing(script, tmp_path):
     done = _run(script, "--data", str(tmp_path / "nothing"))
     assert done.returncode == 2 and "No dice data found" in done.stdout

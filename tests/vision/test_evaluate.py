@@ -1,7 +1,9 @@
 """Matching readings to labels (grown boxes) and the benchmark's tallies."""
 from __future__ import annotations
 
-from vision.evaluate import match, score
+import numpy as np
+
+from vision.evaluate import close_up, match, score
 from vision.types import Die
 
 
@@ -36,3 +38,16 @@ def test_event_die_labels_score_the_event_die():
     blank_as_soldier = Die("event", "blank", (220, 20), (200, 0, 40, 40), 0.9)
     t = score([event, unknown, blank_as_soldier], labels)
     assert (t.correct, t.wrong, t.wrong_confident) == (1, 2, 1)
+
+
+def test_close_up_enlarges_the_middle_and_its_labels():
+    image = np.zeros((100, 200, 3), np.uint8)
+    image[45:55, 95:105] = 255  # a die in the middle
+    labels = [{"bbox": [95, 45, 10, 10], "value": 3}]
+    big, inside = close_up(image, labels, 2.0)
+    assert big.shape == image.shape
+    assert inside == [{"bbox": [90.0, 40.0, 20.0, 20.0], "value": 3}]
+    assert big[50, 100].min() == 255 and big[30, 60].max() == 0
+    # A die the cut crosses is no label: the photo is left out; so is one with none inside.
+    assert close_up(image, labels + [{"bbox": [45, 20, 10, 10], "value": 1}], 2.0) is None
+    assert close_up(image, [{"bbox": [5, 5, 10, 10], "value": 1}], 2.0) is None

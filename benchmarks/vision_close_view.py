@@ -1,0 +1,75 @@
+"""The dice reader when the camera is close: dice much bigger in the frame than in the photos.
+
+    .venv/bin/python benchmarks/vision_close_view.py [--data DIR] [--zoom Z ...] [--limit N]
+
+The middle 1/Z of each labelled photo (its width and height) is blown up to the photo's
+size, so every die is Z times bigger, as under a camera hung low over a small tray or in
+a phone photo of a few dice. Photos where the cut crosses a labelled die are left out
+(half a die is no label). Read with the default profile (no calibration) and, as a
+second line, with the die size `calibrate` measures on that frame
+(calibration.procedures.detector_die_side). Columns as in vision_accuracy.py.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from vision_accuracy import _line, data_arguments, data_sets
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    data_arguments(ap)
+    ap.add_argument("--zoom", type=float, nargs="+", default=[1.5, 2.0, 3.0])
+    args = ap.parse_args()
+    sets = data_sets(args.data)
+    if not sets:
+        return 2
+    cv2.setNumThreads(1)
+    from calibration.procedures import detector_die_side
+    from calibration.profile import default_profile
+    from vision import read_dice
+    from vision.evaluate import Tally, close_up, score
+
+    print(f"close view: the middle of each photo enlarged, data {args.data}, one core")
+    read_dice(np.full((480, 640, 3), 128, np.uint8))
+    for folder in sets:
+        entries = json.loads((folder / "manifest.json").read_text())["images"]
+        entries = entries[:args.limit] if args.limit else entries
+        photos = [(cv2.imread(str(folder / e["file"])), e["dice"]) for e in entries]
+        for zoom in args.zoom:
+            plain, calibrated = Tally(), Tally()
+            unmeasured = 0
+            for image, labels in photos:
+                cut = close_up(image, labels, zoom)
+                if cut is None:
+                    continue
+                big, inside = cut
+                side = detector_die_side(big)
+                unmeasured += side is None
+                profile = dataclasses.replace(default_profile(), die_side=side)
+                for tally, prof in ((plain, None), (calibrated, profile)):
+                    t0, c0 = time.perf_counter(), time.process_time()
+                    t = score(read_dice(big, profile=prof).dice, inside)
+                    t.ms.append(1000 * (time.perf_counter() - t0))
+                    t.cpu_ms.append(1000 * (time.process_time() - c0))
+                    tally.add(t)
+            print(_line(f"{folder.name} x{zoom:g}, no calibration", plain), flush=True)
+            print(_line(f"{folder.name} x{zoom:g}, die size", calibrated)
+                  + (f"  ({unmeasured} frames without a die size)" if unmeasured else ""),
+                  flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
