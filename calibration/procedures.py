@@ -180,15 +180,18 @@ def detector_die_side(frame: np.ndarray) -> float | None:
     """The median face side (frame pixels) of the dice the reader's own networks find
     surely, looked for at several zooms; None when they find none (or are missing).
 
-    The zoom where most dice are read surely wins (the smaller on a tie: zoomed too far,
-    single pips start to pass for dice), then one more look at the zoom that side asks
-    for, where the detector's size estimate is at its best."""
+    Dice too big for the default scale (a camera close over the tray) are measured at
+    the look from further away the reader itself takes (vision.reader.zoom_out_on_large_dice).
+    Otherwise the frame is zoomed into while the dice found are smaller than the
+    detector likes (DET_SIDE), and the zoom where most dice are read surely wins (the
+    smaller on a tie: zoomed too far, single pips start to pass for dice). Then one more look at the zoom that
+    side asks for, where the detector's size estimate is at its best."""
     from vision.detect import DET_SIDE, DieDetector, full_frame_scale
     from vision.faces import FaceReader
     from vision.onnxnets import model_dir
+    from vision.reader import wide_with_small_dice, zoom_out_on_large_dice
 
-    def sure_sides(scale: float) -> list[float]:
-        cands = detector.detect(frame, scale=scale)
+    def sure(cands: list) -> list[float]:
         reads = faces.read(frame, [c.center for c in cands], [c.side for c in cands])
         return [c.side for c, r in zip(cands, reads)
                 if r.label != "none" and r.die_probability >= 0.7 and r.confidence >= 0.9]
@@ -198,13 +201,21 @@ def detector_die_side(frame: np.ndarray) -> float | None:
     try:
         detector = DieDetector(model_dir() / "detector.onnx")
         faces = FaceReader(model_dir(), paint=False)  # are the candidates whole dice?
-        for zoom in (1.0, 1.5, 2.0, 3.0, 4.0):
-            sides = sure_sides(zoom * base)
-            if len(sides) > len(best):
-                best = sides
+        first = detector.detect(frame, scale=base)
+        far = None if wide_with_small_dice(frame, first) else zoom_out_on_large_dice(
+            detector, frame, None)
+        if far is not None:
+            best = sure(far)
+        else:
+            for zoom in (1.0, 1.5, 2.0, 3.0, 4.0):
+                sides = sure(detector.detect(frame, scale=zoom * base))
+                if len(sides) > len(best):
+                    best = sides
+                if sides and float(np.median(sides)) * zoom * base >= DET_SIDE:
+                    break  # big enough: closer still, the pips would pass for dice
         if not best:
             return None
-        again = sure_sides(DET_SIDE / float(np.median(best)))
+        again = sure(detector.detect(frame, scale=DET_SIDE / float(np.median(best))))
     except FileNotFoundError:  # models not installed: the colour blobs will do
         return None
     return float(np.median(again if len(again) >= len(best) else best))

@@ -2,7 +2,8 @@
 
 Stages: turn the frame upright (profile rotation), even out a dim or coloured light -> find
 candidates (vision.detect, inside the tray, at the scale the profile's die size asks
-for; uncalibrated wide frames are looked at closer when the dice are small) -> read
+for; uncalibrated, wide frames are looked at closer when the dice are small, and any
+frame from further away when the dice are too big) -> read
 each face (vision.faces, one batched forward pass) -> drop what is not a die or lies
 outside the tray -> Event die, colour and frame warnings from the calibration helpers
 (on the frame as given) -> warnings the detection itself can tell (touching dice,
@@ -37,6 +38,8 @@ DIM = 200.0  # a frame whose brightest 1% is darker than this is brightened for 
 MAX_GAIN = 3.0
 BALANCE = 1.33  # most a colour channel is raised or lowered to even out a coloured light
 SMALL = 1.1 * DET_SIDE  # uncalibrated: dice found this small (detector input px) are looked for closer
+LARGE = 21.0  # uncalibrated: dice this big (detector input px) at half the scale are read from further
+ALIKE = 0.66  # ... when at least this share of them are within a third of their median size
 _ROTATE = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
 
 
@@ -127,6 +130,25 @@ def detection_view(profile: Any, rotation: int, raw_shape: tuple[int, ...]
     return scale, (int(lo[0]), int(lo[1]), int(np.ceil(hi[0])), int(np.ceil(hi[1])))
 
 
+def wide_with_small_dice(frame: np.ndarray, cands: list[Candidate]) -> bool:
+    """A frame wider than 640 px where the default look (DET_WIDTH px wide) found no dice,
+    or dice under SMALL px: they are worth a closer look (zoom_in_on_small_dice)."""
+    base = full_frame_scale(frame.shape[1])
+    return base < 0.5 and (not cands or float(np.median([c.side for c in cands])) * base < SMALL)
+
+
+def look_at_other_scale(detector: DieDetector, frame: np.ndarray, cands: list[Candidate],
+                        region: tuple[int, int, int, int] | None) -> list[Candidate]:
+    """Uncalibrated frames: the candidates of the default look (`cands`), or of a closer
+    look when a wide frame shows small dice, or of a look from further away when the
+    dice are too big for the default scale. The closer look comes first: seen from
+    further away, a cluster of small dice looks like one big die with pips."""
+    if wide_with_small_dice(frame, cands):
+        return zoom_in_on_small_dice(detector, frame, cands, region)
+    far = zoom_out_on_large_dice(detector, frame, region)
+    return cands if far is None else far
+
+
 def zoom_in_on_small_dice(detector: DieDetector, frame: np.ndarray, cands: list[Candidate],
                           region: tuple[int, int, int, int] | None) -> list[Candidate]:
     """Without a calibrated die size the frame is shrunk to DET_WIDTH px wide. In a frame
@@ -136,13 +158,36 @@ def zoom_in_on_small_dice(detector: DieDetector, frame: np.ndarray, cands: list[
     the dice found are under SMALL, the frame is looked at again at twice the scale (as
     a 640 px frame would be: dice under 22 px come out under 44, still inside the
     detector's range), and that look is kept unless it finds fewer candidates."""
-    base = full_frame_scale(frame.shape[1])
-    if base >= 0.5:
+    if not wide_with_small_dice(frame, cands):
         return cands
-    if cands and float(np.median([c.side for c in cands])) * base >= SMALL:
-        return cands
-    again = detector.detect(frame, scale=2 * base, region=region)
+    again = detector.detect(frame, scale=2 * full_frame_scale(frame.shape[1]), region=region)
     return again if len(again) >= len(cands) else cands
+
+
+def zoom_out_on_large_dice(detector: DieDetector, frame: np.ndarray,
+                           region: tuple[int, int, int, int] | None) -> list[Candidate] | None:
+    """The candidates of a look from further away when the dice are too big for the
+    default scale (a camera close over a small tray, a phone photo of a few dice), else
+    None.
+
+    Past about 45 px the detector takes a big die's pips for dice. So the frame is also
+    looked at with half the scale (a quarter of the work): if the dice found there are
+    at least LARGE px and alike in size (ALIKE of them within a third of the median;
+    one set's dice are), the frame is read at the scale that shows them DET_SIDE px
+    wide. LARGE stays above the 14-20 px the dice of an ordinary frame come out at half
+    the scale (the detector sizes dice below its range too large)."""
+    base = full_frame_scale(frame.shape[1])
+    far = detector.detect(frame, scale=base / 2, region=region)
+    sides = np.array([c.side for c in far]) * base / 2
+    if not len(sides):
+        return None
+    side = float(np.median(sides))
+    if side < LARGE or np.mean((sides > 0.75 * side) & (sides < 1.33 * side)) < ALIKE:
+        return None
+    scale = base / 2 * DET_SIDE / side
+    if scale >= 0.45 * base:
+        return far
+    return detector.detect(frame, scale=scale, region=region) or far
 
 
 def _raw_geometry(c: Candidate, rotation: int, raw_shape: tuple[int, ...]
@@ -224,7 +269,7 @@ def read_dice(frame: np.ndarray, *, profile: Any = None) -> Reading:
     scale, region = detection_view(profile, rotation, raw.shape)
     cands = detector.detect(upright, scale=scale, region=region)
     if scale is None:
-        cands = zoom_in_on_small_dice(detector, upright, cands, region)
+        cands = look_at_other_scale(detector, upright, cands, region)
     reads = faces.read(upright, [c.center for c in cands], [c.side for c in cands])
     dice: list[Die] = []
     sides: list[float] = []

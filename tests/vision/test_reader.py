@@ -10,13 +10,16 @@ import pytest
 from calibration.profile import default_profile
 from vision import FrameError, Reading, read_dice
 from vision.detect import DET_SIDE, Candidate, DieDetector
-from vision.evaluate import Tally, score
+from vision.evaluate import Tally, close_up, score
 from vision.reader import (
+    LARGE,
     detection_view,
     even_light,
+    look_at_other_scale,
     touching_warnings,
     unreadable_warnings,
     zoom_in_on_small_dice,
+    zoom_out_on_large_dice,
 )
 from vision.types import Die
 
@@ -224,6 +227,78 @@ def test_uncalibrated_small_dice_are_looked_for_closer_only_in_wide_frames():
     assert zoom_in_on_small_dice(det, vga, small, None) is small  # 640 px: as always
     assert zoom_in_on_small_dice(det, vga, [], None) == []
     assert det.scales == []
+
+
+class _ScriptedDetector:
+    """Finds, at each scale asked for, the dice listed for it (side in frame px)."""
+
+    def __init__(self, looks: dict[float, list[float]]) -> None:
+        self.looks, self.scales = looks, []
+
+    def detect(self, frame, *, scale=None, region=None):
+        self.scales.append(scale)
+        sides = self.looks.get(round(scale, 4), [])
+        return [Candidate((100.0 * i, 50.0), s, 0.9) for i, s in enumerate(sides)]
+
+
+def test_dice_too_big_for_the_default_scale_are_read_from_further():
+    vga = np.zeros((480, 640, 3), np.uint8)  # default scale 0.5, half of it 0.25
+    big = 2 * LARGE / 0.5  # frame px: LARGE px at a quarter of the frame's size
+    det = _ScriptedDetector({0.25: [big, big * 1.1]})
+    assert len(zoom_out_on_large_dice(det, vga, None)) == 2  # DET_SIDE-ish already: kept
+    assert det.scales == [0.25]
+    det = _ScriptedDetector({0.25: [3 * big, 3 * big], round(0.25 * DET_SIDE / (3 * LARGE), 4):
+                             [3 * big] * 3})
+    assert len(zoom_out_on_large_dice(det, vga, None)) == 3  # much bigger: looked at to size
+    assert det.scales[1] == pytest.approx(0.25 * DET_SIDE / (3 * LARGE))
+    # Dice of an ordinary frame come out under LARGE at half the scale; sizes all over
+    # the place are not one set of dice (a cluster of small ones passing for a big one).
+    assert zoom_out_on_large_dice(_ScriptedDetector({0.25: [60.0] * 4}), vga, None) is None
+    assert zoom_out_on_large_dice(_ScriptedDetector({0.25: [big, 3 * big, 60]}), vga,
+                                  None) is None
+    assert zoom_out_on_large_dice(_ScriptedDetector({}), vga, None) is None
+
+
+def test_a_wide_frame_with_small_dice_is_looked_at_closer_never_further():
+    wide = np.zeros((720, 1280, 3), np.uint8)  # default scale 0.25
+    small = [Candidate((5.0, 5.0), 40.0, 0.8)]  # 10 px in the detector's input
+    # From further away, a cluster of the small dice would pass for big dice.
+    det = _ScriptedDetector({0.5: [40.0] * 3, 0.125: [4 * LARGE / 0.5] * 2})
+    assert len(look_at_other_scale(det, wide, small, None)) == 3
+    assert det.scales == [0.5]
+    det = _ScriptedDetector({0.125: [400.0, 400.0]})  # dice 100 px at the default scale
+    found = [Candidate((5.0, 5.0), 400.0, 0.8)]
+    assert len(look_at_other_scale(det, wide, found, None)) == 2  # nothing at 0.05: kept
+    assert det.scales == [0.125, pytest.approx(0.125 * DET_SIDE / 50)]
+
+
+def test_close_camera_is_read_with_or_without_calibration(samples):
+    """matteop65's dice twice as big in the frame: at the default scale the detector
+    takes their pips for dice. The reader reads them from further away, and calibration
+    measures their real size, so the frame is read about as well as the photo alone."""
+    from calibration.procedures import detector_die_side
+
+    detector = DieDetector()
+    pips, plain, calibrated, alone = 0, Tally(), Tally(), Tally()
+    for _, image, labels in samples["matteop65-train"]:
+        close = close_up(image, labels, 2.0)
+        if close is None:
+            continue
+        big, inside = close
+        centre = [dict(lab, bbox=[v / 2 + o for v, o in zip(lab["bbox"], (
+            image.shape[1] / 4, image.shape[0] / 4, 0, 0))]) for lab in inside]
+        alone.add(score(read_dice(image).dice, centre))
+        pips += len(detector.detect(big))
+        plain.add(score(read_dice(big).dice, inside))
+        side = detector_die_side(big)
+        profile = dataclasses.replace(default_profile(), die_side=side)
+        calibrated.add(score(read_dice(big, profile=profile).dice, inside))
+    assert alone.labelled >= 10
+    assert pips > 1.5 * alone.labelled, (pips, alone)
+    for t in (plain, calibrated):
+        assert t.correct >= alone.correct - 1, (t, alone)
+        assert t.false <= alone.false + 1, (t, alone)
+        assert t.wrong_confident == 0, t
 
 
 def test_dim_or_coloured_light_is_evened_out_for_the_networks_only(samples):
