@@ -137,16 +137,39 @@ def wide_with_small_dice(frame: np.ndarray, cands: list[Candidate]) -> bool:
     return base < 0.5 and (not cands or float(np.median([c.side for c in cands])) * base < SMALL)
 
 
-def look_at_other_scale(detector: DieDetector, frame: np.ndarray, cands: list[Candidate],
-                        region: tuple[int, int, int, int] | None) -> list[Candidate]:
-    """Uncalibrated frames: the candidates of the default look (`cands`), or of a closer
-    look when a wide frame shows small dice, or of a look from further away when the
-    dice are too big for the default scale. The closer look comes first: seen from
-    further away, a cluster of small dice looks like one big die with pips."""
+def _die_confidences(reads: list[FaceRead]) -> list[float]:
+    return [r.confidence for r in reads
+            if r.label != "none" and r.die_probability >= DIE_PROBABILITY]
+
+
+def further_reads_better(far: list[FaceRead], near: list[FaceRead]) -> bool:
+    """Whether a look from further away (`far`) reads the dice better than the default
+    look (`near`): its dice read more surely on average (a big die's pips taken for dice
+    mostly read unsurely), while keeping at least half as many dice read surely (SURE):
+    from further away, a cluster of small dice can pass for one big die, read surely too."""
+    f, n = _die_confidences(far), _die_confidences(near)
+    if not f or (n and float(np.mean(f)) <= float(np.mean(n))):
+        return False
+    return sum(c >= SURE for c in f) >= 0.5 * sum(c >= SURE for c in n)
+
+
+def read_at_the_right_scale(detector: DieDetector, faces: FaceReader, frame: np.ndarray,
+                            cands: list[Candidate], region: tuple[int, int, int, int] | None
+                            ) -> tuple[list[Candidate], list[FaceRead]]:
+    """Uncalibrated frames: the candidates and their reads of the default look (`cands`),
+    of a closer look when a wide frame shows small dice, or of a look from further away
+    when the dice seem too big for the default scale and read better from there
+    (further_reads_better). The closer look comes first: from further away, a cluster
+    of small dice can pass for one big die with pips."""
     if wide_with_small_dice(frame, cands):
-        return zoom_in_on_small_dice(detector, frame, cands, region)
+        cands = zoom_in_on_small_dice(detector, frame, cands, region)
+        return cands, faces.read(frame, [c.center for c in cands], [c.side for c in cands])
+    reads = faces.read(frame, [c.center for c in cands], [c.side for c in cands])
     far = zoom_out_on_large_dice(detector, frame, region)
-    return cands if far is None else far
+    if far is None:
+        return cands, reads
+    far_reads = faces.read(frame, [c.center for c in far], [c.side for c in far])
+    return (far, far_reads) if further_reads_better(far_reads, reads) else (cands, reads)
 
 
 def zoom_in_on_small_dice(detector: DieDetector, frame: np.ndarray, cands: list[Candidate],
@@ -269,8 +292,9 @@ def read_dice(frame: np.ndarray, *, profile: Any = None) -> Reading:
     scale, region = detection_view(profile, rotation, raw.shape)
     cands = detector.detect(upright, scale=scale, region=region)
     if scale is None:
-        cands = look_at_other_scale(detector, upright, cands, region)
-    reads = faces.read(upright, [c.center for c in cands], [c.side for c in cands])
+        cands, reads = read_at_the_right_scale(detector, faces, upright, cands, region)
+    else:
+        reads = faces.read(upright, [c.center for c in cands], [c.side for c in cands])
     dice: list[Die] = []
     sides: list[float] = []
     kept = [c.side for c, r in zip(cands, reads)

@@ -11,11 +11,13 @@ from calibration.profile import default_profile
 from vision import FrameError, Reading, read_dice
 from vision.detect import DET_SIDE, Candidate, DieDetector
 from vision.evaluate import Tally, close_up, score
+from vision.faces import FaceRead
 from vision.reader import (
     LARGE,
     detection_view,
     even_light,
-    look_at_other_scale,
+    further_reads_better,
+    read_at_the_right_scale,
     touching_warnings,
     unreadable_warnings,
     zoom_in_on_small_dice,
@@ -259,16 +261,74 @@ def test_dice_too_big_for_the_default_scale_are_read_from_further():
     assert zoom_out_on_large_dice(_ScriptedDetector({}), vga, None) is None
 
 
+class _ScriptedFaces:
+    """Reads every candidate of side `side` as `label` with confidence `conf`, the rest
+    as not a die."""
+
+    def __init__(self, reads: dict[float, tuple[int | str, float]]) -> None:
+        self.reads = reads
+
+    def read(self, frame, centers, sides):
+        out = []
+        for s in sides:
+            label, conf = self.reads.get(s, ("none", 1.0))
+            probs = [0.0] * 8
+            probs[7] = 1.0 if label == "none" else 0.0
+            out.append(FaceRead(label, conf, tuple(probs), True))
+        return out
+
+
+def _reads(*confs: float) -> list[FaceRead]:
+    return [FaceRead("none" if c is None else 1, c or 1.0, (0.0,) * 7 + (1.0 if c is None
+                     else 0.0,), True) for c in confs]
+
+
+def test_the_look_from_further_must_read_the_dice_better():
+    # A big die's pips at the default scale: read unsurely, or not as dice at all.
+    assert further_reads_better(_reads(1.0), _reads(0.4, 0.5, None, None))
+    assert further_reads_better(_reads(0.95, 1.0), _reads(1.0, 0.3, 0.5))
+    assert further_reads_better(_reads(0.8), [])
+    # No better on average, or nothing there: the default look stays.
+    assert not further_reads_better(_reads(0.9), _reads(1.0, 0.95))
+    assert not further_reads_better(_reads(None), _reads(0.4))
+    assert not further_reads_better([], _reads(0.4))
+    # Four dice read surely, and from further away one "die" covering them (a cluster of
+    # small dice passing for a big one, read surely too): the four stay.
+    assert not further_reads_better(_reads(0.98), _reads(1.0, 1.0, 1.0, 1.0, 0.5))
+
+
 def test_a_wide_frame_with_small_dice_is_looked_at_closer_never_further():
     wide = np.zeros((720, 1280, 3), np.uint8)  # default scale 0.25
     small = [Candidate((5.0, 5.0), 40.0, 0.8)]  # 10 px in the detector's input
     # From further away, a cluster of the small dice would pass for big dice.
     det = _ScriptedDetector({0.5: [40.0] * 3, 0.125: [4 * LARGE / 0.5] * 2})
-    assert len(look_at_other_scale(det, wide, small, None)) == 3
+    faces = _ScriptedFaces({40.0: (3, 1.0), 4 * LARGE / 0.5: (5, 1.0)})
+    cands, reads = read_at_the_right_scale(det, faces, wide, small, None)
+    assert len(cands) == 3 and [r.label for r in reads] == [3, 3, 3]
     assert det.scales == [0.5]
-    det = _ScriptedDetector({0.125: [400.0, 400.0]})  # dice 100 px at the default scale
-    found = [Candidate((5.0, 5.0), 400.0, 0.8)]
-    assert len(look_at_other_scale(det, wide, found, None)) == 2  # nothing at 0.05: kept
+
+
+def test_big_dice_are_read_from_further_when_that_reads_them_better():
+    vga = np.zeros((480, 640, 3), np.uint8)  # default scale 0.5, half of it 0.25
+    big = 2 * LARGE / 0.5
+    pips = [Candidate((10.0 * i, 5.0), 40.0, 0.8) for i in range(5)]
+    det = _ScriptedDetector({0.25: [big, big]})
+    cands, reads = read_at_the_right_scale(det, _ScriptedFaces({40.0: (1, 0.4), big: (5, 1.0)}),
+                                           vga, pips, None)
+    assert [c.side for c in cands] == [big, big] and [r.label for r in reads] == [5, 5]
+    # Read just as surely at the default scale: the default look stays.
+    det = _ScriptedDetector({0.25: [big, big]})
+    cands, reads = read_at_the_right_scale(det, _ScriptedFaces({40.0: (2, 1.0), big: (5, 1.0)}),
+                                           vga, pips, None)
+    assert cands is pips and [r.label for r in reads] == [2] * 5
+    # A wide frame whose dice are big (100 px in the detector's input) is looked at
+    # further away too.
+    wide = np.zeros((720, 1280, 3), np.uint8)
+    det = _ScriptedDetector({0.125: [400.0, 400.0]})
+    faces = _ScriptedFaces({400.0: (6, 1.0), 380.0: (1, 0.3)})
+    cands, _ = read_at_the_right_scale(det, faces, wide, [Candidate((5.0, 5.0), 380.0, 0.8)],
+                                       None)
+    assert len(cands) == 2  # nothing at 0.05: the half-scale look itself
     assert det.scales == [0.125, pytest.approx(0.125 * DET_SIDE / 50)]
 
 
