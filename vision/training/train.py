@@ -27,8 +27,11 @@ BIG_DICE = [0.0, 2.0]  # share of detector patches zoomed in further, and how fa
 NOT_DIE = FACE_CLASSES - 1
 
 
+ANY_ANGLE = [False]  # every set's photos turned any angle, the angled webcam's too (--any-angle)
+
+
 def _rotation_range(photo: data.Photo) -> float:
-    return 180.0 if photo.set.startswith("byler") else 20.0
+    return 180.0 if photo.set.startswith("byler") or ANY_ANGLE[0] else 20.0
 
 
 def det_sample(photo: data.Photo, image: np.ndarray, labels: np.ndarray,
@@ -277,6 +280,9 @@ def main() -> None:
     ap.add_argument("--paint", action="store_true",
                     help="paint the other dice out of each classifier crop (as vision.faces does)")
     ap.add_argument("--det-only", action="store_true", help="train only the detector")
+    ap.add_argument("--any-angle", action="store_true",
+                    help="turn the angled webcam's photos any angle too, not only +-20 degrees "
+                         "(a camera mounted upside down or sideways)")
     ap.add_argument("--det-big", default="0,2",
                     help="SHARE,MAX: this share of detector patches zoomed in 1.35-MAX times "
                          "further than the usual 0.7-1.35 (dice photographed close)")
@@ -286,6 +292,7 @@ def main() -> None:
     AUG[0] = args.face_aug
     PAINT[0] = args.paint
     BIG_DICE[:] = [float(v) for v in args.det_big.split(",")]
+    ANY_ANGLE[0] = args.any_angle
     FACE_SCALE[:] = [float(v) for v in args.face_scale.split(",")]
     torch.manual_seed(args.seed)
     cv2.setNumThreads(1)
@@ -315,7 +322,8 @@ def main() -> None:
             "seed": args.seed, "face_steps": args.face_steps, "ema": args.ema,
             "face_scale": FACE_SCALE, "detector_crops": bool(args.detector_crops),
             "input_norm": bool(args.input_norm), "dark_weight": args.dark_weight,
-            "train_share": args.train_share, "face_aug": args.face_aug, "paint": args.paint}
+            "train_share": args.train_share, "face_aug": args.face_aug, "paint": args.paint,
+            "any_angle": args.any_angle}
     (args.out / "train_meta.json").write_text(json.dumps(meta, indent=1))
 
 
