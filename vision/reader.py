@@ -40,6 +40,7 @@ BALANCE = 1.33  # most a colour channel is raised or lowered to even out a colou
 SMALL = 1.1 * DET_SIDE  # uncalibrated: dice found this small (detector input px) are looked for closer
 LARGE = 21.0  # uncalibrated: dice this big (detector input px) at half the scale are read from further
 ALIKE = 0.66  # ... when at least this share of them are within a third of their median size
+CROWDED = 8  # ... unless the default look reads this many dice surely (a roll has at most 7)
 _ROTATE = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
 
 
@@ -165,6 +166,8 @@ def read_at_the_right_scale(detector: DieDetector, faces: FaceReader, frame: np.
         cands = zoom_in_on_small_dice(detector, frame, cands, region)
         return cands, faces.read(frame, [c.center for c in cands], [c.side for c in cands])
     reads = faces.read(frame, [c.center for c in cands], [c.side for c in cands])
+    if sum(c >= SURE for c in _die_confidences(reads)) >= CROWDED:
+        return cands, reads  # many dice read surely: no close-up (and the time is saved)
     far = zoom_out_on_large_dice(detector, frame, region)
     if far is None:
         return cands, reads

@@ -321,6 +321,12 @@ def test_big_dice_are_read_from_further_when_that_reads_them_better():
     cands, reads = read_at_the_right_scale(det, _ScriptedFaces({40.0: (2, 1.0), big: (5, 1.0)}),
                                            vga, pips, None)
     assert cands is pips and [r.label for r in reads] == [2] * 5
+    # Eight dice read surely at the default scale: no close-up, no look from further.
+    det = _ScriptedDetector({0.25: [big, big]})
+    crowd = [Candidate((10.0 * i, 5.0), 40.0, 0.8) for i in range(8)]
+    cands, _ = read_at_the_right_scale(det, _ScriptedFaces({40.0: (3, 0.95), big: (5, 1.0)}),
+                                       vga, crowd, None)
+    assert cands is crowd and det.scales == []
     # A wide frame whose dice are big (100 px in the detector's input) is looked at
     # further away too.
     wide = np.zeros((720, 1280, 3), np.uint8)
