@@ -180,24 +180,23 @@ def detector_die_side(frame: np.ndarray) -> float | None:
     """The median face side (frame pixels) of the dice the reader's own networks find
     surely, looked for at several zooms; None when they find none (or are missing).
 
-    Dice too big for the default scale (a camera close over the tray) are measured at
-    the look from further away the reader itself would take
+    Dice too big for the default scale (a camera close over the tray; frames up to 640
+    px wide) are measured at the look from further away the reader itself takes
     (vision.reader.read_at_the_right_scale).
-    Otherwise the frame is zoomed into while the dice found are smaller than the
-    detector likes (DET_SIDE), and the zoom where most dice are read surely wins (the
-    smaller on a tie: zoomed too far, single pips start to pass for dice). Then one more
-    look at the zoom that side asks for, where the detector's size estimate is at its
-    best."""
+    Otherwise the zoom where most dice are read surely wins (the smaller on a tie: zoomed
+    too far, single pips start to pass for dice); in frames up to 640 px wide, zooming in
+    stops once two dice or more read surely at the detector's size (DET_SIDE). (Wider
+    frames zoom in all the way: shrunk to 320 px, a cluster of their small dice can
+    pass for one such die.) Then one more look at the zoom that side asks for, where
+    the detector's size estimate is at its best."""
     from vision.detect import DET_SIDE, DieDetector, full_frame_scale
     from vision.faces import FaceReader
     from vision.onnxnets import model_dir
-    from vision.reader import further_reads_better, wide_with_small_dice, zoom_out_on_large_dice
-
-    def read(cands: list) -> list:
-        return faces.read(frame, [c.center for c in cands], [c.side for c in cands])
+    from vision.reader import read_at_the_right_scale
 
     def sure(cands: list) -> list[float]:
-        return [c.side for c, r in zip(cands, read(cands))
+        reads = faces.read(frame, [c.center for c in cands], [c.side for c in cands])
+        return [c.side for c, r in zip(cands, reads)
                 if r.label != "none" and r.die_probability >= 0.7 and r.confidence >= 0.9]
 
     base = full_frame_scale(frame.shape[1])
@@ -206,16 +205,18 @@ def detector_die_side(frame: np.ndarray) -> float | None:
         detector = DieDetector(model_dir() / "detector.onnx")
         faces = FaceReader(model_dir(), paint=False)  # are the candidates whole dice?
         first = detector.detect(frame, scale=base)
-        far = None if wide_with_small_dice(frame, first) else zoom_out_on_large_dice(
-            detector, frame, None)
-        if far is not None and further_reads_better(read(far), read(first)):
-            best = sure(far)
-        else:
+        if base >= 0.5:  # as the reader would look (never from further in wider frames)
+            looked, _ = read_at_the_right_scale(detector, FaceReader(model_dir()), frame,
+                                                first, None)
+            if looked is not first:  # from further away
+                best = sure(looked)
+        if not best:
             for zoom in (1.0, 1.5, 2.0, 3.0, 4.0):
                 sides = sure(first if zoom == 1.0 else detector.detect(frame, scale=zoom * base))
                 if len(sides) > len(best):
                     best = sides
-                if sides and float(np.median(sides)) * zoom * base >= DET_SIDE:
+                if base >= 0.5 and len(sides) >= 2 and \
+                        float(np.median(sides)) * zoom * base >= DET_SIDE:
                     break  # big enough: closer still, the pips would pass for dice
         if not best:
             return None

@@ -158,11 +158,12 @@ def read_at_the_right_scale(detector: DieDetector, faces: FaceReader, frame: np.
                             cands: list[Candidate], region: tuple[int, int, int, int] | None
                             ) -> tuple[list[Candidate], list[FaceRead]]:
     """Uncalibrated frames: the candidates and their reads of the default look (`cands`),
-    of a closer look when a wide frame shows small dice, or of a look from further away
-    when the dice seem too big for the default scale and read better from there
-    (further_reads_better). The closer look comes first: from further away, a cluster
-    of small dice can pass for one big die with pips."""
-    if wide_with_small_dice(frame, cands):
+    of a closer look when a frame wider than 640 px shows small dice, or, in frames up
+    to 640 px wide, of a look from further away when the dice seem too big for the
+    default scale and read better from there (further_reads_better). A wider frame is
+    never looked at from further away: shrunk that far (a 1920 px frame to 160), a
+    cluster of its small dice can pass for one big die with pips, read surely."""
+    if full_frame_scale(frame.shape[1]) < 0.5:  # wider than 640 px: never from further
         cands = zoom_in_on_small_dice(detector, frame, cands, region)
         return cands, faces.read(frame, [c.center for c in cands], [c.side for c in cands])
     reads = faces.read(frame, [c.center for c in cands], [c.side for c in cands])
