@@ -46,21 +46,29 @@ def _line(name: str, t) -> str:
             f"(CPU ms median {np.median(cpu):.1f} p95 {np.percentile(cpu, 95):.1f})")
 
 
-def run_set(folder: Path, limit: int | None, verbose: bool):
+def timed_read(frame: np.ndarray, labels: list[dict], profile=None):
+    """The Tally of reading one frame (with `profile`, None: the default) against its
+    labels, with the reading's wall-clock and CPU milliseconds."""
     from vision import read_dice
-    from vision.evaluate import Tally, score
+    from vision.evaluate import score
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    reading = read_dice(frame, profile=profile)
+    ms, cpu = 1000 * (time.perf_counter() - t0), 1000 * (time.process_time() - c0)
+    t = score(reading.dice, labels)
+    t.ms.append(ms)
+    t.cpu_ms.append(cpu)
+    return t
+
+
+def run_set(folder: Path, limit: int | None, verbose: bool):
+    from vision.evaluate import Tally
 
     manifest = json.loads((folder / "manifest.json").read_text())
     entries = manifest["images"][:limit] if limit else manifest["images"]
     everything, val = Tally(), Tally()
     for entry in entries:
-        image = cv2.imread(str(folder / entry["file"]))
-        t0, c0 = time.perf_counter(), time.process_time()
-        reading = read_dice(image)
-        ms, cpu = 1000 * (time.perf_counter() - t0), 1000 * (time.process_time() - c0)
-        t = score(reading.dice, entry["dice"])
-        t.ms.append(ms)
-        t.cpu_ms.append(cpu)
+        t = timed_read(cv2.imread(str(folder / entry["file"])), entry["dice"])
         everything.add(t)
         if _is_validation(folder.name, entry):
             val.add(t)

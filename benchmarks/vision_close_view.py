@@ -15,7 +15,6 @@ import argparse
 import dataclasses
 import json
 import sys
-import time
 from pathlib import Path
 
 import cv2
@@ -24,7 +23,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from vision_accuracy import _line, data_arguments, data_sets
+from vision_accuracy import _line, data_arguments, data_sets, timed_read
 
 
 def main() -> int:
@@ -39,7 +38,7 @@ def main() -> int:
     from calibration.procedures import detector_die_side
     from calibration.profile import default_profile
     from vision import read_dice
-    from vision.evaluate import Tally, close_up, score
+    from vision.evaluate import Tally, close_up
 
     print(f"close view: the middle of each photo enlarged, data {args.data}, one core")
     read_dice(np.full((480, 640, 3), 128, np.uint8))
@@ -58,12 +57,8 @@ def main() -> int:
                 side = detector_die_side(big)
                 unmeasured += side is None
                 profile = dataclasses.replace(default_profile(), die_side=side)
-                for tally, prof in ((plain, None), (calibrated, profile)):
-                    t0, c0 = time.perf_counter(), time.process_time()
-                    t = score(read_dice(big, profile=prof).dice, inside)
-                    t.ms.append(1000 * (time.perf_counter() - t0))
-                    t.cpu_ms.append(1000 * (time.process_time() - c0))
-                    tally.add(t)
+                plain.add(timed_read(big, inside))
+                calibrated.add(timed_read(big, inside, profile))
             print(_line(f"{folder.name} x{zoom:g}, no calibration", plain), flush=True)
             print(_line(f"{folder.name} x{zoom:g}, die size", calibrated)
                   + (f"  ({unmeasured} frames without a die size)" if unmeasured else ""),

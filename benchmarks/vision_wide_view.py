@@ -16,7 +16,6 @@ import argparse
 import dataclasses
 import json
 import sys
-import time
 from pathlib import Path
 
 import cv2
@@ -25,7 +24,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from vision_accuracy import _line, data_arguments, data_sets
+from vision_accuracy import _line, data_arguments, data_sets, timed_read
 
 
 def widen(image: np.ndarray, labels: list[dict], factor: int):
@@ -53,7 +52,7 @@ def main() -> int:
     from calibration.procedures import detector_die_side
     from calibration.profile import default_profile
     from vision import read_dice
-    from vision.evaluate import Tally, score
+    from vision.evaluate import Tally
 
     print(f"wide view: photos in frames {args.factor}x wider and taller, data {args.data}, one core")
     read_dice(np.full((480, 640, 3), 128, np.uint8))
@@ -67,12 +66,8 @@ def main() -> int:
             side = detector_die_side(big)  # what `calibrate` measures on a frame of dice
             unmeasured += side is None
             profile = dataclasses.replace(default_profile(), tray=tray, die_side=side)
-            for tally, prof in ((plain, None), (calibrated, profile)):
-                t0, c0 = time.perf_counter(), time.process_time()
-                t = score(read_dice(big, profile=prof).dice, labels)
-                t.ms.append(1000 * (time.perf_counter() - t0))
-                t.cpu_ms.append(1000 * (time.process_time() - c0))
-                tally.add(t)
+            plain.add(timed_read(big, labels))
+            calibrated.add(timed_read(big, labels, profile))
         print(_line(f"{folder.name}, no calibration", plain))
         print(_line(f"{folder.name}, tray + die size", calibrated)
               + (f"  ({unmeasured} photos without a die size)" if unmeasured else ""))
