@@ -2,8 +2,8 @@
 
 Stages: turn the frame upright (profile rotation), even out a dim or coloured light -> find
 candidates (vision.detect, inside the tray, at the scale the profile's die size asks
-for; uncalibrated, wide frames are looked at closer when the dice are small, and any
-frame from further away when the dice are too big) -> read
+for; uncalibrated, frames wider than 640 px are looked at closer when the dice are
+small, narrower ones from further away when the dice are too big) -> read
 each face (vision.faces, one batched forward pass) -> drop what is not a die or lies
 outside the tray -> Event die, colour and frame warnings from the calibration helpers
 (on the frame as given) -> warnings the detection itself can tell (touching dice,
@@ -131,13 +131,6 @@ def detection_view(profile: Any, rotation: int, raw_shape: tuple[int, ...]
     return scale, (int(lo[0]), int(lo[1]), int(np.ceil(hi[0])), int(np.ceil(hi[1])))
 
 
-def wide_with_small_dice(frame: np.ndarray, cands: list[Candidate]) -> bool:
-    """A frame wider than 640 px where the default look (DET_WIDTH px wide) found no dice,
-    or dice under SMALL px: they are worth a closer look (zoom_in_on_small_dice)."""
-    base = full_frame_scale(frame.shape[1])
-    return base < 0.5 and (not cands or float(np.median([c.side for c in cands])) * base < SMALL)
-
-
 def _die_confidences(reads: list[FaceRead]) -> list[float]:
     return [r.confidence for r in reads
             if r.label != "none" and r.die_probability >= DIE_PROBABILITY]
@@ -185,9 +178,12 @@ def zoom_in_on_small_dice(detector: DieDetector, frame: np.ndarray, cands: list[
     the dice found are under SMALL, the frame is looked at again at twice the scale (as
     a 640 px frame would be: dice under 22 px come out under 44, still inside the
     detector's range), and that look is kept unless it finds fewer candidates."""
-    if not wide_with_small_dice(frame, cands):
+    base = full_frame_scale(frame.shape[1])
+    if base >= 0.5:
         return cands
-    again = detector.detect(frame, scale=2 * full_frame_scale(frame.shape[1]), region=region)
+    if cands and float(np.median([c.side for c in cands])) * base >= SMALL:
+        return cands
+    again = detector.detect(frame, scale=2 * base, region=region)
     return again if len(again) >= len(cands) else cands
 
 
