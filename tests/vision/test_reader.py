@@ -17,6 +17,7 @@ from vision.reader import (
     detection_view,
     even_light,
     further_reads_better,
+    loses_dice,
     read_at_the_right_scale,
     touching_warnings,
     unreadable_warnings,
@@ -247,18 +248,25 @@ def test_dice_too_big_for_the_default_scale_are_read_from_further():
     vga = np.zeros((480, 640, 3), np.uint8)  # default scale 0.5, half of it 0.25
     big = 2 * LARGE / 0.5  # frame px: LARGE px at a quarter of the frame's size
     det = _ScriptedDetector({0.25: [big, big * 1.1]})
-    assert len(zoom_out_on_large_dice(det, vga, None)) == 2  # DET_SIDE-ish already: kept
-    assert det.scales == [0.25]
+    assert [len(look) for look in zoom_out_on_large_dice(det, vga, None)] == [2]  # DET_SIDE-ish
+    assert det.scales == [0.25, 0.125]  # half the scale, then a quarter (nothing there)
     det = _ScriptedDetector({0.25: [3 * big, 3 * big], round(0.25 * DET_SIDE / (3 * LARGE), 4):
                              [3 * big] * 3})
-    assert len(zoom_out_on_large_dice(det, vga, None)) == 3  # much bigger: looked at to size
+    assert [len(look) for look in zoom_out_on_large_dice(det, vga, None)] == [3]  # to size
     assert det.scales[1] == pytest.approx(0.25 * DET_SIDE / (3 * LARGE))
+    # One die filling half the frame: at half the scale only its pips are found (small),
+    # at a quarter the die, looked at again to size.
+    huge = 4 * big
+    det = _ScriptedDetector({0.25: [big / 3] * 5, 0.125: [huge],
+                             round(0.125 * DET_SIDE / (2 * LARGE), 4): [huge]})
+    assert [look[0].side for look in zoom_out_on_large_dice(det, vga, None)] == [huge]
+    assert det.scales[2] == pytest.approx(0.125 * DET_SIDE / (2 * LARGE))
     # Dice of an ordinary frame come out under LARGE at half the scale; sizes all over
     # the place are not one set of dice (a cluster of small ones passing for a big one).
-    assert zoom_out_on_large_dice(_ScriptedDetector({0.25: [60.0] * 4}), vga, None) is None
+    assert zoom_out_on_large_dice(_ScriptedDetector({0.25: [60.0] * 4}), vga, None) == []
     assert zoom_out_on_large_dice(_ScriptedDetector({0.25: [big, 3 * big, 60]}), vga,
-                                  None) is None
-    assert zoom_out_on_large_dice(_ScriptedDetector({}), vga, None) is None
+                                  None) == []
+    assert zoom_out_on_large_dice(_ScriptedDetector({}), vga, None) == []
 
 
 class _ScriptedFaces:
@@ -278,6 +286,10 @@ class _ScriptedFaces:
         return out
 
 
+def _read(label: int, conf: float) -> FaceRead:
+    return FaceRead(label, conf, (0.0,) * 8, True)
+
+
 def _reads(*confs: float) -> list[FaceRead]:
     return [FaceRead("none" if c is None else 1, c or 1.0, (0.0,) * 7 + (1.0 if c is None
                      else 0.0,), True) for c in confs]
@@ -295,6 +307,36 @@ def test_the_look_from_further_must_read_the_dice_better():
     # Four dice read surely, and from further away one "die" covering them (a cluster of
     # small dice passing for a big one, read surely too): the four stay.
     assert not further_reads_better(_reads(0.98), _reads(1.0, 1.0, 1.0, 1.0, 0.5))
+
+
+def test_a_look_from_further_that_loses_dice_is_not_taken():
+    far = [Candidate((130.0, 120.0), 200.0, 0.9)]  # one big "die"
+    near = [Candidate((100.0, 100.0), 40.0, 0.9), Candidate((160.0, 140.0), 40.0, 0.9)]
+    # Inside it, a die read surely as 5 has pips of its own: the big "die" is the tray
+    # with dice on it. Pips seen closer pass for 1s and 2s only.
+    assert loses_dice(far, near, [_read(5, 0.99), _read(1, 1.0)])
+    assert not loses_dice(far, near, [_read(2, 0.95), _read(1, 1.0)])
+    assert not loses_dice(far, near, [_read(5, 0.6), _read(1, 1.0)])  # not sure: a pip
+    # A die read surely beyond a side's length from every far die is lost; a side face
+    # the slanted camera sees next to the big die is not.
+    assert loses_dice(far, near + [Candidate((600.0, 400.0), 40.0, 0.9)],
+                      [_read(1, 1.0)] * 3)
+    assert not loses_dice(far, near + [Candidate((130.0, 290.0), 40.0, 0.9)],
+                          [_read(1, 1.0)] * 3)
+
+
+def test_the_tray_with_two_dice_is_not_read_as_one_big_die():
+    vga = np.zeros((480, 640, 3), np.uint8)
+    big = 2 * LARGE / 0.5
+    near = [Candidate((10.0, 5.0), 40.0, 0.8), Candidate((60.0, 5.0), 41.0, 0.8)]
+    det = _ScriptedDetector({0.25: [big]})
+    faces = _ScriptedFaces({40.0: (5, 0.95), 41.0: (1, 0.3), big: (2, 0.99)})
+    cands, reads = read_at_the_right_scale(det, faces, vga, near, None)
+    assert cands is near and [r.label for r in reads] == [5, 1]
+    # The same look, where the default look's sure read could be a pip: taken.
+    faces = _ScriptedFaces({40.0: (1, 0.95), 41.0: (1, 0.3), big: (2, 0.99)})
+    cands, reads = read_at_the_right_scale(det, faces, vga, near, None)
+    assert [c.side for c in cands] == [big] and [r.label for r in reads] == [2]
 
 
 def test_a_wide_frame_with_small_dice_is_looked_at_closer_never_further():
