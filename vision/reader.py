@@ -38,9 +38,8 @@ DIM = 200.0  # a frame whose brightest 1% is darker than this is brightened for 
 MAX_GAIN = 3.0
 BALANCE = 1.33  # most a colour channel is raised or lowered to even out a coloured light
 SMALL = 1.1 * DET_SIDE  # uncalibrated: dice found this small (detector input px) are looked for closer
-LARGE = 21.0  # uncalibrated: dice this big (detector input px) looked at from further are read there
+LARGE = 21.0  # uncalibrated: dice this big (detector input px) at half the scale are read from further
 ALIKE = 0.66  # ... when at least this share of them are within a third of their median size
-FURTHER = (2, 4)  # ... looking with these fractions of the default scale, in turn
 CROWDED = 8  # ... unless the default look reads this many dice surely (a roll has at most 7)
 _ROTATE = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
 
@@ -184,12 +183,13 @@ def read_at_the_right_scale(detector: DieDetector, faces: FaceReader, frame: np.
     reads = faces.read(frame, [c.center for c in cands], [c.side for c in cands])
     if sum(c >= SURE for c in _die_confidences(reads)) >= CROWDED:
         return cands, reads  # many dice read surely: no close-up (and the time is saved)
-    best = cands, reads
-    for far in zoom_out_on_large_dice(detector, frame, region):  # the better one wins
-        far_reads = faces.read(frame, [c.center for c in far], [c.side for c in far])
-        if further_reads_better(far_reads, best[1]) and not loses_dice(far, cands, reads):
-            best = far, far_reads
-    return best
+    far = zoom_out_on_large_dice(detector, frame, region)
+    if far is None:
+        return cands, reads
+    far_reads = faces.read(frame, [c.center for c in far], [c.side for c in far])
+    if further_reads_better(far_reads, reads) and not loses_dice(far, cands, reads):
+        return far, far_reads
+    return cands, reads
 
 
 def zoom_in_on_small_dice(detector: DieDetector, frame: np.ndarray, cands: list[Candidate],
@@ -211,34 +211,29 @@ def zoom_in_on_small_dice(detector: DieDetector, frame: np.ndarray, cands: list[
 
 
 def zoom_out_on_large_dice(detector: DieDetector, frame: np.ndarray,
-                           region: tuple[int, int, int, int] | None) -> list[list[Candidate]]:
-    """The candidates of each look from further away that finds dice too big for the
-    default scale (a camera close over a small tray, a phone photo of a few dice or of
-    one die); none in an ordinary frame.
+                           region: tuple[int, int, int, int] | None) -> list[Candidate] | None:
+    """The candidates of a look from further away when the dice are too big for the
+    default scale (a camera close over a small tray, a phone photo of a few dice), else
+    None.
 
     Past about 45 px the detector takes a big die's pips for dice. So the frame is also
-    looked at with half the scale (a quarter of the work) and with a quarter of it (a
-    die filling a third of the frame or more, whose pips alone come out big at half the
-    scale): where the dice found are at least LARGE px and alike in size (ALIKE of them
-    within a third of the median; one set's dice are), the frame is looked at again at
-    the scale that shows them DET_SIDE px wide. LARGE stays above the 14-20 px the dice
-    of an ordinary frame come out at half the scale (the detector sizes dice below its
-    range too large)."""
+    looked at with half the scale (a quarter of the work): if the dice found there are
+    at least LARGE px and alike in size (ALIKE of them within a third of the median;
+    one set's dice are), the frame is read at the scale that shows them DET_SIDE px
+    wide. LARGE stays above the 14-20 px the dice of an ordinary frame come out at half
+    the scale (the detector sizes dice below its range too large)."""
     base = full_frame_scale(frame.shape[1])
-    looks = []
-    for k in FURTHER:
-        far = detector.detect(frame, scale=base / k, region=region)
-        sides = np.array([c.side for c in far]) * base / k
-        if not len(sides):
-            continue
-        side = float(np.median(sides))
-        if side < LARGE or np.mean((sides > 0.75 * side) & (sides < 1.33 * side)) < ALIKE:
-            continue
-        scale = base / k * DET_SIDE / side
-        if scale < 0.9 * base / k:  # much bigger than DET_SIDE: looked at again to size
-            far = detector.detect(frame, scale=scale, region=region) or far
-        looks.append(far)
-    return looks
+    far = detector.detect(frame, scale=base / 2, region=region)
+    sides = np.array([c.side for c in far]) * base / 2
+    if not len(sides):
+        return None
+    side = float(np.median(sides))
+    if side < LARGE or np.mean((sides > 0.75 * side) & (sides < 1.33 * side)) < ALIKE:
+        return None
+    scale = base / 2 * DET_SIDE / side
+    if scale >= 0.45 * base:
+        return far
+    return detector.detect(frame, scale=scale, region=region) or far
 
 
 def _raw_geometry(c: Candidate, rotation: int, raw_shape: tuple[int, ...]
