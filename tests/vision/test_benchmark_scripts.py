@@ -30,6 +30,26 @@ def test_benchmark_prints_a_line_per_set(script, lines):
     assert any(r.startswith("byler-2019-12-08") for r in rows)
 
 
+def test_wide_view_same_size_keeps_the_photo_size_and_shrinks_the_dice():
+    import numpy as np
+    from vision_wide_view import shrink, widen
+
+    photo = np.zeros((480, 640, 3), np.uint8)
+    labels = [{"value": 3, "bbox": [100.0, 50.0, 40.0, 40.0]}]
+    big, moved, tray = widen(photo, labels, 1.5)
+    assert big.shape[:2] == (720, 960) and moved[0]["bbox"][:2] == [100.0 + 160, 50.0 + 120]
+    small, shrunk, tray = shrink(big, moved, tray, (640, 480))
+    assert small.shape[:2] == (480, 640)
+    assert shrunk[0]["bbox"] == pytest.approx([(100 + 160) / 1.5, (50 + 120) / 1.5, 40 / 1.5,
+                                               40 / 1.5])
+    assert tray[0] == pytest.approx((160 / 1.5, 120 / 1.5))
+    done = _run("vision_wide_view.py", "--data", str(SAMPLES), "--limit", "1", "--same-size",
+                "--factor", "1.5")
+    assert done.returncode == 0, done.stderr
+    assert "shrunk to the photo's size" in done.stdout
+    assert sum(" correct " in r for r in done.stdout.splitlines()) == 4, done.stdout
+
+
 def test_robustness_benchmark_prints_every_change_per_set():
     from vision_robustness import CHANGES
 
