@@ -24,6 +24,7 @@ from vision.training.nets import FACE_CLASSES, Detector, FaceNet
 DET_W, STRIDE = 320, 4  # network input width for a whole frame; output grid step
 PATCH = 160  # training patches: the net is fully convolutional
 BIG_DICE = [0.0, 2.0]  # share of detector patches zoomed in further, and how far (--det-big)
+SMALL_DICE = [0.0, 0.7]  # share of detector patches zoomed out further, and how far (--det-small)
 NOT_DIE = FACE_CLASSES - 1
 
 
@@ -39,6 +40,8 @@ def det_sample(photo: data.Photo, image: np.ndarray, labels: np.ndarray,
     h, w = image.shape[:2]
     if BIG_DICE[0] and rng.random() < BIG_DICE[0]:  # a camera close over the dice
         scale = DET_W / w * rng.uniform(1.35, BIG_DICE[1])
+    elif SMALL_DICE[0] and rng.random() < SMALL_DICE[0]:  # a camera high over the dice
+        scale = DET_W / w * rng.uniform(SMALL_DICE[1], 0.7)
     else:
         scale = DET_W / w * rng.uniform(0.7, 1.35)
     rot = _rotation_range(photo)
@@ -283,6 +286,12 @@ def main() -> None:
     ap.add_argument("--any-angle", action="store_true",
                     help="turn the angled webcam's photos any angle too, not only +-20 degrees "
                          "(a camera mounted upside down or sideways)")
+    ap.add_argument("--det-small", default="0,0.7",
+                    help="SHARE,MIN: this share of detector patches zoomed out MIN-0.7 times "
+                         "instead of the usual 0.7-1.35 (dice small in the frame)")
+    ap.add_argument("--only-set", action="append", default=[], metavar="NAME",
+                    help="train on this photo set only (repeatable): how the reader does on "
+                         "dice and trays it never saw is measured on the other set")
     ap.add_argument("--det-big", default="0,2",
                     help="SHARE,MAX: this share of detector patches zoomed in 1.35-MAX times "
                          "further than the usual 0.7-1.35 (dice photographed close)")
@@ -292,12 +301,15 @@ def main() -> None:
     AUG[0] = args.face_aug
     PAINT[0] = args.paint
     BIG_DICE[:] = [float(v) for v in args.det_big.split(",")]
+    SMALL_DICE[:] = [float(v) for v in args.det_small.split(",")]
     ANY_ANGLE[0] = args.any_angle
     FACE_SCALE[:] = [float(v) for v in args.face_scale.split(",")]
     torch.manual_seed(args.seed)
     cv2.setNumThreads(1)
     rng = np.random.default_rng(args.seed)
     photos = [p for p in data.load_all(args.data) if args.all or not p.val]
+    if args.only_set:
+        photos = [p for p in photos if p.set in args.only_set]
     if args.train_share < 1:  # a fixed subset, by a hash of the name, the same for every seed
         photos = [p for p in photos if data.hash_share(p.file) < args.train_share]
     photos += [data.Photo("garbage", f"garbage-{i}", synth.garbage(480, 640, rng),
@@ -323,7 +335,7 @@ def main() -> None:
             "face_scale": FACE_SCALE, "detector_crops": bool(args.detector_crops),
             "input_norm": bool(args.input_norm), "dark_weight": args.dark_weight,
             "train_share": args.train_share, "face_aug": args.face_aug, "paint": args.paint,
-            "any_angle": args.any_angle}
+            "any_angle": args.any_angle, "only_set": args.only_set}
     (args.out / "train_meta.json").write_text(json.dumps(meta, indent=1))
 
 
