@@ -192,12 +192,11 @@ def detector_die_side(frame: np.ndarray) -> float | None:
     from vision.detect import DET_SIDE, DieDetector, full_frame_scale
     from vision.faces import FaceReader
     from vision.onnxnets import model_dir
-    from vision.reader import read_at_the_right_scale
+    from vision.reader import SURE, is_die, read_at_the_right_scale
 
     def sure(cands: list) -> list[float]:
         reads = faces.read(frame, [c.center for c in cands], [c.side for c in cands])
-        return [c.side for c, r in zip(cands, reads)
-                if r.label != "none" and r.die_probability >= 0.7 and r.confidence >= 0.9]
+        return [c.side for c, r in zip(cands, reads) if is_die(r) and r.confidence >= SURE]
 
     base = full_frame_scale(frame.shape[1])
     best: list[float] = []

@@ -131,9 +131,14 @@ def detection_view(profile: Any, rotation: int, raw_shape: tuple[int, ...]
     return scale, (int(lo[0]), int(lo[1]), int(np.ceil(hi[0])), int(np.ceil(hi[1])))
 
 
+def is_die(read: FaceRead) -> bool:
+    """Whether a candidate's read makes it a die: not "not a die", and a die at least
+    DIE_PROBABILITY likely."""
+    return read.label != "none" and read.die_probability >= DIE_PROBABILITY
+
+
 def _die_confidences(reads: list[FaceRead]) -> list[float]:
-    return [r.confidence for r in reads
-            if r.label != "none" and r.die_probability >= DIE_PROBABILITY]
+    return [r.confidence for r in reads if is_die(r)]
 
 
 def further_reads_better(far: list[FaceRead], near: list[FaceRead]) -> bool:
@@ -157,7 +162,7 @@ def loses_dice(far: list[Candidate], near: list[Candidate], near_reads: list[Fac
     makes that a cluster of dice or the tray with dice on it (a white tray with two dark
     dice on it looks like a die showing 2)."""
     for n, r in zip(near, near_reads):
-        if r.label == "none" or r.die_probability < DIE_PROBABILITY or r.confidence < SURE:
+        if not is_die(r) or r.confidence < SURE:
             continue
         by = [c for c in far if max(abs(n.center[0] - c.center[0]),
                                     abs(n.center[1] - c.center[1])) < c.side]
@@ -320,11 +325,10 @@ def read_dice(frame: np.ndarray, *, profile: Any = None) -> Reading:
         reads = faces.read(upright, [c.center for c in cands], [c.side for c in cands])
     dice: list[Die] = []
     sides: list[float] = []
-    kept = [c.side for c, r in zip(cands, reads)
-            if r.label != "none" and r.die_probability >= DIE_PROBABILITY]
+    kept = [c.side for c, r in zip(cands, reads) if is_die(r)]
     typical = float(np.median(kept)) if len(kept) >= 3 else 0.0
     for cand, read in zip(cands, reads):
-        if read.label == "none" or read.die_probability < DIE_PROBABILITY:
+        if not is_die(read):
             continue
         if cand.side < ODD_SIZE * typical:  # a face far smaller than its neighbours':
             read = replace(read, confidence=min(read.confidence, DISAGREE_CAP))  # likely mis-cut
