@@ -195,7 +195,7 @@ def detector_die_side(frame: np.ndarray) -> float | None:
     from vision.reader import SURE, is_die, read_at_the_right_scale
 
     def sure(cands: list) -> list[float]:
-        reads = faces.read(frame, [c.center for c in cands], [c.side for c in cands])
+        reads = faces.read_candidates(frame, cands)
         return [c.side for c, r in zip(cands, reads) if is_die(r) and r.confidence >= SURE]
 
     base = full_frame_scale(frame.shape[1])

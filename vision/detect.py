@@ -113,5 +113,5 @@ def detect_dice(frame: np.ndarray, *, threshold: float = DEFAULT_THRESHOLD) -> l
 
     folder = model_dir()
     cands = DieDetector(folder / "detector.onnx", threshold=threshold).detect(frame)
-    reads = FaceReader(folder).read(frame, [c.center for c in cands], [c.side for c in cands])
+    reads = FaceReader(folder).read_candidates(frame, cands)
     return [c for c, r in zip(cands, reads) if r.label != "none" and r.die_probability >= 0.5]

@@ -174,6 +174,10 @@ class FaceReader:
         net.setInput(blob)
         return net.forward().reshape(len(centers), len(VIEWS), -1).transpose(1, 0, 2)
 
+    def read_candidates(self, frame: np.ndarray, cands: list) -> list[FaceRead]:
+        """read() of detector candidates (anything with .center and .side, frame px)."""
+        return self.read(frame, [c.center for c in cands], [c.side for c in cands])
+
     def read(self, frame: np.ndarray, centers: list[tuple[float, float]],
              sides: list[float]) -> list[FaceRead]:
         if not centers:

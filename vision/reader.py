@@ -179,19 +179,19 @@ def read_at_the_right_scale(detector: DieDetector, faces: FaceReader, frame: np.
     of a closer look when a frame wider than 640 px shows small dice, or, in frames up
     to 640 px wide, of a look from further away when the dice seem too big for the
     default scale and read better from there (further_reads_better) without losing a
-    die the default look read surely (loses_dice). A wider frame is
-    never looked at from further away: shrunk that far (a 1920 px frame to 160), a
-    cluster of its small dice can pass for one big die with pips, read surely."""
+    die the default look read surely (loses_dice). A wider frame is never looked at from
+    further away: shrunk that far (a 1920 px frame to 160), a cluster of its small dice
+    can pass for one big die with pips, read surely."""
     if full_frame_scale(frame.shape[1]) < 0.5:  # wider than 640 px: never from further
         cands = zoom_in_on_small_dice(detector, frame, cands, region)
-        return cands, faces.read(frame, [c.center for c in cands], [c.side for c in cands])
-    reads = faces.read(frame, [c.center for c in cands], [c.side for c in cands])
+        return cands, faces.read_candidates(frame, cands)
+    reads = faces.read_candidates(frame, cands)
     if sum(c >= SURE for c in _die_confidences(reads)) >= CROWDED:
         return cands, reads  # many dice read surely: no close-up (and the time is saved)
     far = zoom_out_on_large_dice(detector, frame, region)
     if far is None:
         return cands, reads
-    far_reads = faces.read(frame, [c.center for c in far], [c.side for c in far])
+    far_reads = faces.read_candidates(frame, far)
     if further_reads_better(far_reads, reads) and not loses_dice(far, cands, reads):
         return far, far_reads
     return cands, reads
@@ -322,7 +322,7 @@ def read_dice(frame: np.ndarray, *, profile: Any = None) -> Reading:
     if scale is None:
         cands, reads = read_at_the_right_scale(detector, faces, upright, cands, region)
     else:
-        reads = faces.read(upright, [c.center for c in cands], [c.side for c in cands])
+        reads = faces.read_candidates(upright, cands)
     dice: list[Die] = []
     sides: list[float] = []
     kept = [c.side for c, r in zip(cands, reads) if is_die(r)]

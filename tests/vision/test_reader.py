@@ -278,6 +278,9 @@ class _ScriptedFaces:
             out.append(FaceRead(label, conf, tuple(probs), True))
         return out
 
+    def read_candidates(self, frame, cands):
+        return self.read(frame, [c.center for c in cands], [c.side for c in cands])
+
 
 def _read(label: int, conf: float) -> FaceRead:
     return FaceRead(label, conf, (0.0,) * 8, True)
