@@ -106,8 +106,11 @@ def main() -> int:
     if not sets:
         return 2
     cv2.setNumThreads(1)
-    print(f"dice reader benchmark, data {args.data}, one core (cv2.setNumThreads(1))")
     from vision import read_dice
+    from vision.onnxnets import runtime
+
+    print(f"dice reader benchmark, data {args.data}, one core (cv2.setNumThreads(1)), "
+          f"networks run by {runtime()} ($DICE_RUNTIME=opencv or onnxruntime to choose)")
     read_dice(np.full((480, 640, 3), 128, np.uint8))  # load the models before timing
     for folder in sets:
         everything, val = run_set(folder, args.limit, args.verbose)

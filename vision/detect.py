@@ -1,4 +1,5 @@
-"""Finding dice: a small centre-heatmap network (CenterNet-style) run with OpenCV DNN.
+"""Finding dice: a small centre-heatmap network (CenterNet-style), run by onnxruntime or
+OpenCV DNN.
 
 The frame is shrunk to 320 px wide (or, when the calibration measured the dice, to the
 scale that makes a die about 20 px wide: see vision.reader); the network marks the
@@ -68,9 +69,7 @@ class DieDetector:
         iw, ih = _input_size(w, h, full_frame_scale(w) if scale is None else scale)
         blob = cv2.dnn.blobFromImage(frame, 1 / 255.0, (iw, ih), (127.5, 127.5, 127.5),
                                      swapRB=False, crop=False)
-        net = load_net(self.path)
-        net.setInput(blob)
-        return net.forward()[0], iw / w, ih / h
+        return load_net(self.path).run(blob)[0], iw / w, ih / h
 
     def detect(self, frame: np.ndarray, *, scale: float | None = None,
                region: tuple[int, int, int, int] | None = None) -> list[Candidate]:

@@ -1,4 +1,4 @@
-"""Reading the upward face of each found die with a small CNN (OpenCV DNN).
+"""Reading the upward face of each found die with a small CNN (onnxruntime or OpenCV DNN).
 
 Each candidate is cut from the full-resolution frame (1.25 x its face side, so the
 whole face and a little surrounding), shrunk to 36x36, the other candidates painted
@@ -170,9 +170,7 @@ class FaceReader:
         path, _, size = self.members[member]
         if blob is None:
             blob = self.blob(frame, centers, sides, size, self.paint)
-        net = load_net(path)
-        net.setInput(blob)
-        return net.forward().reshape(len(centers), len(VIEWS), -1).transpose(1, 0, 2)
+        return load_net(path).run(blob).reshape(len(centers), len(VIEWS), -1).transpose(1, 0, 2)
 
     def read_candidates(self, frame: np.ndarray, cands: list) -> list[FaceRead]:
         """read() of detector candidates (anything with .center and .side, frame px)."""

@@ -1,15 +1,23 @@
-"""Where the reader's ONNX weights live and how they are loaded (OpenCV DNN, cached)."""
+"""Where the reader's ONNX weights live and how they are run.
+
+Two runtimes read the same files: onnxruntime when it is installed (a dependency of
+the package; about twice as fast on the detector here), else OpenCV's DNN module.
+$DICE_RUNTIME=opencv or =onnxruntime picks one. Both run on as many threads as OpenCV
+is set to (cv2.setNumThreads; the benchmarks use one), so one knob governs both.
+"""
 from __future__ import annotations
 
 import json
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import cv2
+import numpy as np
 
 MODEL_DIR = Path(__file__).resolve().parent / "models"
+RUNTIMES = ("onnxruntime", "opencv")
 
 
 def model_dir() -> Path:
@@ -17,14 +25,67 @@ def model_dir() -> Path:
     return Path(os.environ.get("DICE_MODELS") or MODEL_DIR)
 
 
+class Net(Protocol):
+    def run(self, blob: np.ndarray) -> np.ndarray:
+        """The network's output for an (N, 3, H, W) float32 input."""
+
+
+class OpenCVNet:
+    """A network run by OpenCV's DNN module."""
+
+    def __init__(self, path: str) -> None:
+        self.net = cv2.dnn.readNetFromONNX(path)
+        self.net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+        self.net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
+
+    def run(self, blob: np.ndarray) -> np.ndarray:
+        self.net.setInput(blob)
+        return self.net.forward()
+
+
+class OrtNet:
+    """A network run by onnxruntime, on `threads` threads that sleep between frames
+    (no spinning: the camera, web server and LEDs share the Pi's cores)."""
+
+    def __init__(self, path: str, threads: int) -> None:
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = max(1, threads)
+        opts.inter_op_num_threads = 1
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self.session = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+        self.input = self.session.get_inputs()[0].name
+
+    def run(self, blob: np.ndarray) -> np.ndarray:
+        return self.session.run(None, {self.input: blob})[0]
+
+
+def runtime() -> str:
+    """The runtime networks are loaded with: $DICE_RUNTIME, else onnxruntime if it is
+    installed, else opencv."""
+    wanted = os.environ.get("DICE_RUNTIME", "").strip().lower()
+    if wanted and wanted not in RUNTIMES:
+        raise ValueError(f"DICE_RUNTIME must be one of {', '.join(RUNTIMES)}, not {wanted!r}")
+    if wanted:
+        return wanted
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return "opencv"
+    return "onnxruntime"
+
+
+def load_net(path: str) -> Net:
+    """The network in the ONNX file `path`, ready to run (cached per runtime and threads)."""
+    return _load(path, runtime(), cv2.getNumThreads())
+
+
 @lru_cache(maxsize=8)
-def load_net(path: str) -> cv2.dnn.Net:
+def _load(path: str, which: str, threads: int) -> Net:
     if not Path(path).is_file():
         raise FileNotFoundError(f"dice model missing: {path} (reinstall the package)")
-    net = cv2.dnn.readNetFromONNX(path)
-    net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
-    net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
-    return net
+    return OrtNet(path, threads) if which == "onnxruntime" else OpenCVNet(path)
 
 
 @lru_cache(maxsize=8)

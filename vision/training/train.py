@@ -248,8 +248,15 @@ def mine(det_path: Path, photos: list[data.Photo]) -> tuple[list[tuple], list[tu
 
 
 def export(net: torch.nn.Module, shape: tuple[int, ...], path: Path) -> None:
+    """Write `net` as ONNX. The batch size is left open, and so are the height and width
+    of a fully convolutional net (a 4-d output: the detector), so that onnxruntime, which
+    checks input shapes against the file, runs any frame size (OpenCV DNN does not check)."""
+    net.eval()
+    out_dims = net(torch.zeros(shape)).dim()
+    axes = {0: "n", 2: "h", 3: "w"} if out_dims == 4 else {0: "n"}
     torch.onnx.export(net, torch.zeros(shape), str(path), opset_version=11,
-                      input_names=["x"], output_names=["y"], dynamo=False)
+                      input_names=["x"], output_names=["y"], dynamo=False,
+                      dynamic_axes={"x": axes, "y": axes})
 
 
 def main() -> None:
