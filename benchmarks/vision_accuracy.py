@@ -1,8 +1,11 @@
 """Dice reader accuracy and speed on the labelled photo sets.
 
     .venv/bin/python benchmarks/vision_accuracy.py [--data DIR] [--models DIR] [--limit N]
+                                                   [--profile FILE]
 
-Data: --data, else $DICE_DATA, else <repo>/../shared/data/dice. Prints, per set, dice
+Data: --data, else $DICE_DATA, else <repo>/../shared/data/dice: a folder of labelled sets,
+or one set (a table's own photos, DATA/dice-photos, read with --profile: its calibration
+profile, vision/photolog.py). Prints, per set, dice
 read correctly / dice labelled, missed, false dice, wrong with confidence >= 0.9 and
 milliseconds per frame (median, p95) in one process on one core; then the same on the
 validation photos (byler's "test" split and a fixed 20% of matteop65), which no
@@ -61,14 +64,14 @@ def timed_read(frame: np.ndarray, labels: list[dict], profile=None):
     return t
 
 
-def run_set(folder: Path, limit: int | None, verbose: bool):
+def run_set(folder: Path, limit: int | None, verbose: bool, profile=None):
     from vision.evaluate import Tally
 
     manifest = json.loads((folder / "manifest.json").read_text())
     entries = manifest["images"][:limit] if limit else manifest["images"]
     everything, val = Tally(), Tally()
     for entry in entries:
-        t = timed_read(cv2.imread(str(folder / entry["file"])), entry["dice"])
+        t = timed_read(cv2.imread(str(folder / entry["file"])), entry["dice"], profile)
         everything.add(t)
         if _is_validation(folder.name, entry):
             val.add(t)
@@ -85,7 +88,10 @@ def data_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def data_sets(data: Path) -> list[Path]:
-    """The labelled sets (folders with manifest.json) in `data`; says so when there are none."""
+    """The labelled sets (folders with manifest.json) in `data`, or `data` itself when it is
+    one; says so when there are none."""
+    if (data / "manifest.json").is_file():
+        return [data]
     sets = sorted(p for p in data.glob("*") if (p / "manifest.json").is_file()) \
         if data.is_dir() else []
     if not sets:
@@ -99,6 +105,9 @@ def main() -> int:
     data_arguments(ap)
     ap.add_argument("--models", type=Path, help="model folder (default: the bundled models)")
     ap.add_argument("-v", "--verbose", action="store_true", help="list photos with errors")
+    ap.add_argument("--profile", type=Path,
+                    help="read with this calibration profile (default: none, as the public "
+                         "sets were photographed)")
     args = ap.parse_args()
     if args.models:
         os.environ["DICE_MODELS"] = str(args.models)
@@ -112,8 +121,12 @@ def main() -> int:
     print(f"dice reader benchmark, data {args.data}, one core (cv2.setNumThreads(1)), "
           f"networks run by {runtime()} ($DICE_RUNTIME=opencv or onnxruntime to choose)")
     read_dice(np.full((480, 640, 3), 128, np.uint8))  # load the models before timing
+    profile = None
+    if args.profile:
+        from calibration.profile import load_profile
+        profile = load_profile(args.profile)
     for folder in sets:
-        everything, val = run_set(folder, args.limit, args.verbose)
+        everything, val = run_set(folder, args.limit, args.verbose, profile)
         print(_line(folder.name, everything))
         print(_line(f"  validation photos of {folder.name}", val))
     return 0

@@ -34,6 +34,7 @@ class CameraConfig:
     settle_seconds: float = 1.0
     replay_hold: float = 4.0
     replay_transition: float = 0.8
+    keep_photos: int = 500  # frames whose roll the players checked, kept at most (0: none)
 
     def options(self, settings: Any = None) -> dict[str, Any]:
         """Keyword options for `hardware.camera.open_camera(self.spec, **options)`.
@@ -139,6 +140,12 @@ def _positive_int(value: Any) -> int:
     return value
 
 
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise Expected("a whole number, 0 or more")
+    return value
+
+
 def _number(low: float, high: float) -> Check:
     def check(value: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
@@ -220,6 +227,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "settle_seconds": _number(0, 30),
         "replay_hold": _number(0, 3600),
         "replay_transition": _number(0, 60),
+        "keep_photos": _count,
     },
     "leds": {
         "backend": _choice(*BACKENDS),

@@ -140,12 +140,29 @@ def advisor_folder(data_dir: Path) -> Path:
     return Path(os.environ.get("DRAGON_FARKLE_ADVISOR_CACHE") or Path(data_dir) / "advisor")
 
 
+def photo_log(camera_config: Any, data_dir: Path) -> Any:
+    """Where a real camera's checked rolls are kept (DATA/dice-photos), or None: the
+    replay camera plays photos that are labelled already, and keep_photos = 0 keeps none."""
+    from hardware.camera.base import CameraSpecError
+    from hardware.camera.open import parse_spec
+    from vision.photolog import PhotoLog
+
+    try:
+        real = parse_spec(camera_config.spec)[0] != "replay"
+    except CameraSpecError:  # "none", or a bad spec the camera loop reports
+        real = False
+    if camera_config.keep_photos <= 0 or not real:
+        return None
+    return PhotoLog(Path(data_dir) / "dice-photos", limit=camera_config.keep_photos)
+
+
 def build_runtime(config: Any, *, data_dir: Path, camera: str | None, keeper: ProfileKeeper) -> Runtime:
     """Everything `serve` runs, from a `companion.config.Config` plus the command line."""
     advisor = TableAdvisor(advisor_folder(data_dir))
-    table = Table(GameStore(Path(data_dir) / "games.sqlite3"), advisor=advisor)
-    runtime = Runtime(table)
     camera_config = dataclasses.replace(config.camera, spec=camera) if camera else config.camera
+    table = Table(GameStore(Path(data_dir) / "games.sqlite3"), advisor=advisor,
+                  photos=photo_log(camera_config, data_dir))
+    runtime = Runtime(table)
     if camera_config.spec != "none":
         runtime.camera_loop = open_camera_loop(table, camera_config, keeper)
         runtime.calibration = keeper

@@ -47,9 +47,11 @@ class Table:
         clock: Callable[[], float] = time.time,
         min_confidence: float = 0.6,
         advisor: Any = None,
+        photos: Any = None,
     ) -> None:
         self.store = store
         self.advisor = advisor  # a TableAdvisor, or None: no advice at this table
+        self.photos = photos  # a vision.photolog.PhotoLog: frames whose roll the players checked
         self.settings: dict[str, Any] = DEFAULT_SETTINGS | store.settings()
         self.engine = engine or importlib.import_module("companion.rules")
         self.clock = clock
@@ -63,6 +65,7 @@ class Table:
         self.camera: dict[str, Any] = {"mode": "manual", "message": "No camera: type each roll."}
         self.pending: dict[str, Any] | None = None
         self._pending_evidence: bytes | None = None
+        self._pending_frame: tuple[np.ndarray, Any] | None = None  # (frame, reading) asked about
         self.last_read: dict[str, Any] | None = None
         self._cache: tuple[int, dict[str, Any]] | None = None
         self._reset_derived()
@@ -183,7 +186,8 @@ class Table:
             for step in steps:
                 check_step_shape(step)
                 state, _ = self.engine.apply(state, step)  # IllegalMove leaves everything as it was
-            if evidence is None and self.pending and self.pending.get("kind") == "roll":
+            answered = evidence is None and bool(self.pending) and self.pending.get("kind") == "roll"
+            if answered:
                 evidence = self._pending_evidence
             for step in steps:
                 ev = evidence if ("roll" in step or "set_aside" in step) else None
@@ -193,6 +197,8 @@ class Table:
                 game.meta.append(meta)
                 game.has_evidence.append(ev is not None)
                 self._advance(step, meta, ev is not None)
+            if answered:
+                self._keep_photo(steps)
             if not self._pending_awaits_more(steps):
                 self._clear_pending()
             self._changed()
@@ -227,6 +233,7 @@ class Table:
         with self._lock:
             self.pending = {"kind": kind, "reason": reason, "proposal": proposal or {}}
             self._pending_evidence = None
+            self._pending_frame = None
             self._changed()
 
     def dismiss(self) -> dict[str, Any]:
@@ -269,6 +276,7 @@ class Table:
     def _clear_pending(self) -> None:
         self.pending = None
         self._pending_evidence = None
+        self._pending_frame = None
 
     # ----- camera ----------------------------------------------------------------------------
     def set_camera(self, mode: str, message: str) -> None:
@@ -319,8 +327,24 @@ class Table:
                 self.pending = {"kind": verdict.proposal.get("kind", "roll"),
                                 "reason": verdict.reason, "proposal": verdict.proposal}
                 self._pending_evidence = encode_jpeg(picture)
+                self._pending_frame = (frame.copy(), reading)
                 self._changed()
             return verdict
+
+    def _keep_photo(self, steps: Sequence[dict[str, Any]]) -> None:
+        """The players answered the camera's question with the real roll: give the frame
+        and its read dice to the photo log, which keeps them labelled if it can."""
+        roll = next((s for s in steps if "roll" in s), None)
+        if self.photos is None or self._pending_frame is None or roll is None:
+            return
+        frame, reading = self._pending_frame
+        assert self.game is not None
+        name = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock()))
+        try:
+            self.photos.add_checked(frame, reading.dice, roll["roll"], roll.get("event"),
+                                    f"{name}-game{self.game.id}-step{len(self.game.steps)}")
+        except (OSError, ValueError) as err:  # a full card or a bad manifest: the game goes on
+            log.warning("the checked roll's photo was not kept: %s", err)
 
     def pending_evidence(self) -> bytes | None:
         return self._pending_evidence

@@ -190,3 +190,46 @@ def test_replay_camera_and_real_settler_hand_over_one_read_per_photo(table, fake
     assert 2 <= reader.calls <= 3
     assert "moving" in states and "still" in states
     assert table.live.jpeg() is not None
+
+
+def test_a_roll_the_players_corrected_is_kept_as_a_labelled_photo(table, fakes, loop_for,
+                                                                  tmp_path):
+    import json
+
+    from vision.photolog import PhotoLog
+
+    table.photos = PhotoLog(tmp_path / "dice-photos")
+    table.apply_step({"action": "recruit"})
+    reader = fakes.Reader()
+    read = fakes.reading([1, 2, 2, 4, 4, 5], "blank")
+    unsure = fakes.soldier(3, 60.0 + 80 * 5, conf=0.3)  # the 5 read as an unsure 3
+    reader.next.append(type(read)(dice=(*read.dice[:5], unsure, read.dice[6]), warnings=()))
+    loop_for(table, ["settled"], reader).step()
+    assert table.state()["pending"]["kind"] == "roll"
+    table.apply_step({"roll": [1, 2, 2, 4, 4, 5], "event": "blank"})  # the players' answer
+    manifest = json.loads((tmp_path / "dice-photos/manifest.json").read_text())
+    [entry] = manifest["images"]
+    assert [d["value"] for d in entry["dice"]] == [1, 2, 2, 4, 4, 5, "blank"]
+    assert entry["dice"][5]["bbox"] == list(map(float, unsure.box))
+    assert (tmp_path / "dice-photos" / entry["file"]).is_file()
+    # a question dismissed, or answered by hand with no camera question, keeps nothing
+    table.apply_steps([{"set_aside": [1]}, {"action": "roll"}])
+    reader.next.append(fakes.reading([2, 2, 4, 4, 3], "blank", conf=0.3))
+    loop_for(table, ["settled"], reader).step()
+    table.dismiss()
+    table.apply_step({"roll": [2, 2, 4, 4, 3], "event": "blank"})
+    assert len(PhotoLog(tmp_path / "dice-photos")) == 1
+
+
+def test_the_table_keeps_photos_only_from_a_real_camera(tmp_path):
+    import dataclasses
+
+    from companion.config import CameraConfig
+    from companion.controller.runtime import photo_log
+
+    assert photo_log(CameraConfig(spec="replay"), tmp_path) is None
+    assert photo_log(CameraConfig(spec="none"), tmp_path) is None
+    usb = CameraConfig(spec="usb:0")
+    assert photo_log(dataclasses.replace(usb, keep_photos=0), tmp_path) is None
+    log = photo_log(usb, tmp_path)
+    assert log.folder == tmp_path / "dice-photos" and log.limit == 500

@@ -69,6 +69,7 @@ def test_pi_config_switches_on_the_pi_devices(tmp_path):
         ('[leds]\nbackend = "ws2801"\n', 'leds.backend must be one of "fake", "neopixel_spi"'),
         ('[camera]\nspec = "webcam"\n', "camera.spec must be a camera spec"),
         ("[camera]\nsize = [640]\n", "camera.size must be [width, height]"),
+        ("[camera]\nkeep_photos = -1\n", "camera.keep_photos must be a whole number, 0 or more"),
         ("[buttons]\nroll = 99\n", "buttons.roll must be a GPIO number from 0 to 27"),
         ("[buttons]\nroll = 6\n", "buttons: two buttons share a pin"),
         ("[server]\nport = 0\n", "server.port must be a port number"),

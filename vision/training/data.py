@@ -14,6 +14,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.training.synth import NO_PIPS
+
 SETS = ("byler-2019-12-08", "matteop65-train")
 VAL_FRACTION = 0.2  # of matteop65 images, chosen by a fixed hash of the file name
 PIP_SPAN = 0.75  # pip box side / face side for faces 2-6 (measured by eye on matteop65)
@@ -56,16 +58,20 @@ def _face_sides(set_name: str, dice: list[dict]) -> list[float]:
 
 
 def labels_of(set_name: str, entry: dict) -> np.ndarray:
+    """(n, 4) rows cx, cy, face side, value: 1-6, or NO_PIPS for the Event die's faces
+    ("blank", "dragon", "rally" in a table's own photos, vision/photolog.py)."""
     dice = entry["dice"]
     sides = _face_sides(set_name, dice)
     rows = []
     for d, side in zip(dice, sides):
         x, y, w, h = d["bbox"]
-        rows.append((x + w / 2, y + h / 2, side, d["value"]))
+        value = d["value"] if isinstance(d["value"], int) else NO_PIPS
+        rows.append((x + w / 2, y + h / 2, side, value))
     return np.array(rows, np.float32).reshape(-1, 4)
 
 
 def load_set(root: Path, set_name: str) -> list[Photo]:
+    """The photos of the set in folder root/set_name (a manifest.json and its images)."""
     folder = root / set_name
     manifest = json.loads((folder / "manifest.json").read_text())
     photos = []
@@ -78,8 +84,10 @@ def load_set(root: Path, set_name: str) -> list[Photo]:
     return photos
 
 
-def load_all(root: Path) -> list[Photo]:
-    return [p for s in SETS if (root / s).is_dir() for p in load_set(root, s)]
+def load_all(root: Path, extra: tuple[Path, ...] = ()) -> list[Photo]:
+    """The public sets in `root` (SETS) and any `extra` set folders (a table's own photos)."""
+    return [p for s in SETS if (root / s).is_dir() for p in load_set(root, s)] + \
+        [p for folder in extra for p in load_set(folder.parent, folder.name)]
 
 
 def dark_weights(pool: list[tuple[np.ndarray, np.ndarray]], dice: np.ndarray, weight: float

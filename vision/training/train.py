@@ -296,6 +296,10 @@ def main() -> None:
     ap.add_argument("--det-small", default="0,0.7",
                     help="SHARE,MIN: this share of detector patches zoomed out MIN-0.7 times "
                          "instead of the usual 0.7-1.35 (dice small in the frame)")
+    ap.add_argument("--extra-set", action="append", default=[], type=Path, metavar="DIR",
+                    help="also train on this labelled set folder (repeatable): a table's own "
+                         "photos, DATA/dice-photos (vision/photolog.py); its 'test' photos "
+                         "are held out like the others")
     ap.add_argument("--only-set", action="append", default=[], metavar="NAME",
                     help="train on this photo set only (repeatable): how the reader does on "
                          "dice and trays it never saw is measured on the other set")
@@ -314,7 +318,8 @@ def main() -> None:
     torch.manual_seed(args.seed)
     cv2.setNumThreads(1)
     rng = np.random.default_rng(args.seed)
-    photos = [p for p in data.load_all(args.data) if args.all or not p.val]
+    photos = [p for p in data.load_all(args.data, tuple(args.extra_set))
+              if args.all or not p.val]
     if args.only_set:
         photos = [p for p in photos if p.set in args.only_set]
     if args.train_share < 1:  # a fixed subset, by a hash of the name, the same for every seed
@@ -342,7 +347,8 @@ def main() -> None:
             "face_scale": FACE_SCALE, "detector_crops": bool(args.detector_crops),
             "input_norm": bool(args.input_norm), "dark_weight": args.dark_weight,
             "train_share": args.train_share, "face_aug": args.face_aug, "paint": args.paint,
-            "any_angle": args.any_angle, "only_set": args.only_set}
+            "any_angle": args.any_angle, "only_set": args.only_set,
+            "extra_sets": [str(p) for p in args.extra_set]}
     (args.out / "train_meta.json").write_text(json.dumps(meta, indent=1))
 
 

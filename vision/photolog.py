@@ -1,0 +1,140 @@
+"""The table's own dice photos: frames whose faces the players checked, kept as a labelled set.
+
+The reader was trained on two public photo sets; dice that look like neither (the game
+box's own dice) read worse (vision/training/README.md). Every time the camera was not
+sure and the players answered with the real roll, that frame and its dice are worth
+keeping: `PhotoLog` writes them in the format of the sets in ../shared/data/dice
+(images/*.jpg and a manifest.json with [x, y, w, h] boxes), so the same benchmark
+(`benchmarks/vision_accuracy.py --data FOLDER`) scores the reader on this table's dice
+and the training script (`train.py --extra-set FOLDER`) learns from them.
+
+`label_dice` says which die showed which face: the players give the roll as a list of
+faces, not per die, so a die keeps its read face where that is certain, and a photo whose
+dice cannot all be labelled for certain is not kept.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+SURE = 0.9  # a read this confident keeps its face when the roll has it (wrong <= 0.1%)
+HELD_OUT = 0.2  # share of photos marked "split": "test" (never trained on), by file name
+JPEG_QUALITY = 92
+DEFAULT_LIMIT = 500  # photos kept at most (15-60 kB each at 640x480)
+
+
+def label_dice(dice: Sequence[Any], roll: Sequence[int], event: str | None
+               ) -> list[dict[str, Any]] | None:
+    """Labels [{"value", "bbox"} (+ "kind": "event")] for the read `dice` (vision Die:
+    kind, value, box, confidence) given the faces the players confirmed, or None when
+    that is not certain for every die: a die missed or one too many, or two dice whose
+    faces could be either way round (read 3 and 3, confirmed 3 and 5: which one was the 5?).
+
+    A die keeps its read face when the roll has it: first the surely read dice (SURE),
+    then the others while the roll has enough of that face for all of them. The dice
+    left over take the faces left over if those are all alike."""
+    soldiers = [d for d in dice if d.kind != "event"]
+    events = [d for d in dice if d.kind == "event"]
+    if len(soldiers) != len(roll) or len(events) != (event is not None):
+        return None
+    if not all(isinstance(v, int) and 1 <= v <= 6 for v in roll):
+        raise ValueError(f"a roll is faces 1-6, not {list(roll)}")
+    left = Counter(int(v) for v in roll)
+    value: dict[int, int] = {}
+    for i, d in enumerate(soldiers):  # sure reads first
+        if d.confidence >= SURE and left[d.value] > 0:
+            value[i] = d.value
+            left[d.value] -= 1
+    unsure = Counter(d.value for i, d in enumerate(soldiers) if i not in value)
+    for i, d in enumerate(soldiers):  # the rest, where the roll has that face for all of them
+        if i not in value and unsure[d.value] <= left[d.value]:
+            value[i] = d.value
+    left = Counter(int(v) for v in roll) - Counter(value.values())
+    rest = [i for i in range(len(soldiers)) if i not in value]
+    faces = sorted(left.elements())
+    if rest and len(set(faces)) != 1:
+        return None
+    for i in rest:
+        value[i] = faces[0]
+    out = [{"value": value[i], "bbox": _bbox(d)} for i, d in enumerate(soldiers)]
+    out += [{"value": event, "bbox": _bbox(d), "kind": "event"} for d in events]
+    return out
+
+
+def _bbox(die: Any) -> list[float]:
+    return [float(v) for v in die.box]
+
+
+def held_out(file: str) -> bool:
+    """Whether a photo is kept out of training (a fixed share, by a hash of its name)."""
+    return int(hashlib.sha1(file.encode()).hexdigest()[:8], 16) % 1000 < HELD_OUT * 1000
+
+
+class PhotoLog:
+    """A folder of labelled frames in the photo sets' format, at most `limit` photos."""
+
+    def __init__(self, folder: str | Path, *, limit: int = DEFAULT_LIMIT) -> None:
+        self.folder = Path(folder)
+        self.limit = limit
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.folder / "manifest.json"
+
+    def manifest(self) -> dict[str, Any]:
+        """The manifest (a new one when the folder has none yet)."""
+        try:
+            data = json.loads(self.manifest_path.read_text())
+        except FileNotFoundError:
+            return {"source": "this table's camera: frames whose roll the players checked",
+                    "license": "the table owner's own photos",
+                    "bbox_format": "[x, y, w, h] pixels, top-left origin", "images": []}
+        if not isinstance(data, dict) or not isinstance(data.get("images"), list):
+            raise ValueError(f"{self.manifest_path} is not a photo manifest")  # noqa: TRY004
+        return data
+
+    def __len__(self) -> int:
+        return len(self.manifest()["images"]) if self.manifest_path.exists() else 0
+
+    def add_checked(self, frame: np.ndarray, dice: Sequence[Any], roll: Sequence[int],
+                    event: str | None, name: str) -> Path | None:
+        """Keep a frame whose read `dice` the players answered with `roll` and `event`,
+        labelled by label_dice; None when not every die's face is certain (or see add)."""
+        labels = label_dice(dice, roll, event)
+        return None if labels is None else self.add(frame, labels, name)
+
+    def add(self, frame: np.ndarray, dice: list[dict[str, Any]], name: str) -> Path | None:
+        """Keep `frame` (BGR) with its labelled dice as images/NAME.jpg; None when the
+        folder already holds `limit` photos or that name. The manifest is replaced whole
+        (written beside it, then renamed), so a power cut leaves the old one or the new."""
+        manifest = self.manifest()
+        file = f"images/{name}.jpg"
+        if len(manifest["images"]) >= self.limit or any(e["file"] == file
+                                                         for e in manifest["images"]):
+            return None
+        path = self.folder / file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        ok, jpeg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+        if not ok:
+            raise ValueError("the frame could not be encoded as JPEG")
+        path.write_bytes(jpeg.tobytes())
+        manifest["images"].append({
+            "file": file, "width": int(frame.shape[1]), "height": int(frame.shape[0]),
+            "split": "test" if held_out(file) else "train", "dice": dice})
+        manifest["n_images"] = len(manifest["images"])
+        manifest["n_dice"] = sum(len(e["dice"]) for e in manifest["images"])
+        tmp = self.manifest_path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(manifest, indent=1))
+        os.replace(tmp, self.manifest_path)
+        return path
