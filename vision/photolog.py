@@ -9,14 +9,13 @@ keeping: `PhotoLog` writes them in the format of the sets in ../shared/data/dice
 and the training script (`train.py --extra-set FOLDER`) learns from them.
 
 `label_dice` says which die showed which face: the players give the roll as a list of
-faces, not per die, so a die keeps its read face where that is certain, and a photo whose
-dice cannot all be labelled for certain is not kept.
+faces, not per die, so the labels change as few read faces as the answer allows, and a
+photo is not kept when that leaves a choice.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import os
 from collections import Counter
 from collections.abc import Sequence
@@ -25,8 +24,6 @@ from typing import Any
 
 import cv2
 import numpy as np
-
-log = logging.getLogger(__name__)
 
 SURE = 0.9  # a read this confident keeps its face when the roll has it (wrong <= 0.1%)
 HELD_OUT = 0.2  # share of photos marked "split": "test" (never trained on), by file name
@@ -37,13 +34,15 @@ DEFAULT_LIMIT = 500  # photos kept at most (15-60 kB each at 640x480)
 def label_dice(dice: Sequence[Any], roll: Sequence[int], event: str | None
                ) -> list[dict[str, Any]] | None:
     """Labels [{"value", "bbox"} (+ "kind": "event")] for the read `dice` (vision Die:
-    kind, value, box, confidence) given the faces the players confirmed, or None when
-    that is not certain for every die: a die missed or one too many, or two dice whose
-    faces could be either way round (read 3 and 3, confirmed 3 and 5: which one was the 5?).
+    kind, value, box, confidence) given the faces the players answered, or None when
+    the answer leaves a choice: a die missed or one too many, or dice whose faces could
+    go either way round (read 3 and 3, answered 3 and 5: which one was the 5?).
 
-    A die keeps its read face when the roll has it: first the surely read dice (SURE),
-    then the others while the roll has enough of that face for all of them. The dice
-    left over take the faces left over if those are all alike."""
+    As few read faces change as the answer allows: a die keeps its read face when the
+    roll has it, first the surely read dice (SURE, wrong at most 0.1% of the time), then
+    the others while the roll has that face for all of them. The dice left over take the
+    faces left over if those are all alike. (Two misreads that swap faces, a 2 read 4 and
+    a 4 read 2, cannot be seen and are labelled as read.)"""
     soldiers = [d for d in dice if d.kind != "event"]
     events = [d for d in dice if d.kind == "event"]
     if len(soldiers) != len(roll) or len(events) != (event is not None):
