@@ -25,6 +25,7 @@ from vision.event import face_template
 
 Box = tuple[float, float, float, float]
 MIN_DIE_SIDE = 12.0  # frame pixels: below this a die's pips cannot be read
+SMALL_DIE_SIDE = 20.0  # frame pixels: below this the reader gets noticeably fewer dice right
 
 
 class CalibrationError(ValueError):
@@ -249,6 +250,18 @@ def measure_die_side(sides: Sequence[float]) -> float:
                                f"picture, too small to read their pips: move the camera "
                                f"closer to the tray (or raise its resolution)")
     return side
+
+
+def die_side_advice(side: float | None) -> str | None:
+    """What to do about dice measured `side` px wide, when they read worse than they
+    could (benchmarks/vision_wide_view.py --same-size, calibrated: byler's dice at about
+    23 px 96.9% right, at 17 px 93.9%, against 97-98% at their photographed 30-45 px)."""
+    if side is None or side >= SMALL_DIE_SIDE:
+        return None
+    return (f"The dice are only {side:.0f} pixels wide in the camera's picture: below "
+            f"{SMALL_DIE_SIDE:.0f} the reader gets more of them wrong. Raise the camera's "
+            f"resolution (camera.size = [1280, 720] in the configuration file) or move it "
+            f"closer to the tray, then measure the dice again.")
 
 
 def _event_boxes(frames: Mapping[str, Sequence[np.ndarray]]) -> dict[str, list[Box]]:

@@ -103,7 +103,7 @@ def _from_camera(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from calibration.procedures import build_profile
+    from calibration.procedures import build_profile, die_side_advice
     from calibration.profile import load_profile, save_profile
 
     try:
@@ -120,4 +120,7 @@ def run(args: argparse.Namespace) -> int:
           f"{', '.join(profile.colors) or 'generic'}, Event die "
           f"{'learned' if profile.event else 'none'}, dice "
           f"{'not measured' if profile.die_side is None else f'{profile.die_side:.0f} px wide'}")
+    advice = die_side_advice(profile.die_side)
+    if advice:
+        print(advice)
     return 0

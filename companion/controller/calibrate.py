@@ -42,6 +42,8 @@ class ProfileKeeper:
 
     def summary(self, frame_size: tuple[int, int] | None = None) -> dict[str, Any]:
         """What is calibrated, for the page; the tray in 0..1 of the frame when its size is known."""
+        from calibration.procedures import die_side_advice
+
         p = self.profile
         tray = None
         if p.tray is not None and frame_size:
@@ -55,6 +57,7 @@ class ProfileKeeper:
             "event_die": p.event is not None,
             "leds": len(p.leds),
             "die_side": None if p.die_side is None else round(p.die_side, 1),
+            "die_side_advice": die_side_advice(p.die_side),
             "camera_locked": any(v is not None for v in dataclasses.astuple(p.camera)),
             "saved_to": str(self.path) if self.path else None,
             "event_frames": {f: len(v) for f, v in self.event_frames.items()},

@@ -132,6 +132,7 @@ def test_cli_calibrate_from_files_then_read_back(tmp_path: Path, capsys) -> None
     profile = load_profile(tmp_path / "prof")
     assert list(profile.colors) == ["Ann"] and profile.tray is not None and profile.event
     assert "wrote" in out and f"dice {profile.die_side:.0f} px wide" in out
+    assert "Raise the camera's resolution" not in out  # dice this big need no advice
     frame, box = random_event_frame("rally", rng, background=procedural_background((360, 480), rng))
     assert event_face(frame, box, profile=profile)[0] == "rally"
 
@@ -183,3 +184,19 @@ def test_cli_calibrate_from_the_camera(tmp_path: Path, monkeypatch, capsys) -> N
     assert camera.closed and len(prompts) == 8 and "Ann" in prompts[1]
     profile = load_profile(tmp_path / "prof")
     assert list(profile.colors) == ["Ann"] and profile.tray is not None and profile.event
+
+
+def test_small_dice_get_advice_on_the_page_and_the_command_line() -> None:
+    import dataclasses
+
+    from calibration.procedures import SMALL_DIE_SIDE, die_side_advice
+    from calibration.profile import default_profile
+    from companion.controller.calibrate import ProfileKeeper
+
+    assert die_side_advice(None) is None and die_side_advice(SMALL_DIE_SIDE) is None
+    advice = die_side_advice(16.4)
+    assert advice.startswith("The dice are only 16 pixels wide") and "[1280, 720]" in advice
+    keeper = ProfileKeeper(dataclasses.replace(default_profile(), die_side=16.4), None)
+    assert keeper.summary()["die_side_advice"] == advice
+    keeper = ProfileKeeper(dataclasses.replace(default_profile(), die_side=40.0), None)
+    assert keeper.summary()["die_side_advice"] is None

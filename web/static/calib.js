@@ -74,6 +74,7 @@ function renderCalib() {
       h("span", {"class": "tag", text: c.event_die ? "Event die learned" : "Event die: generic"}),
       h("span", {"class": "tag", text: "LEDs mapped: " + c.leds}),
       h("span", {"class": "tag", text: c.camera_locked ? "Exposure locked" : "Exposure automatic"})]));
+    if (c.die_side_advice) box.appendChild(h("p", {"class": "warn-text small", text: c.die_side_advice}));
   }).catch(function () { box.hidden = true; });
 }
 
