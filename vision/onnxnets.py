@@ -8,6 +8,7 @@ is set to (cv2.setNumThreads; the benchmarks use one), so one knob governs both.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
+log = logging.getLogger(__name__)
 MODEL_DIR = Path(__file__).resolve().parent / "models"
 RUNTIMES = ("onnxruntime", "opencv")
 
@@ -85,7 +87,14 @@ def load_net(path: str) -> Net:
 def _load(path: str, which: str, threads: int) -> Net:
     if not Path(path).is_file():
         raise FileNotFoundError(f"dice model missing: {path} (reinstall the package)")
-    return OrtNet(path, threads) if which == "onnxruntime" else OpenCVNet(path)
+    if which == "onnxruntime":
+        # A broken install or an onnxruntime too old for the file falls back to OpenCV;
+        # onnxruntime's errors (Fail, InvalidGraph, ...) derive from Exception itself.
+        try:
+            return OrtNet(path, threads)
+        except Exception as err:  # noqa: BLE001
+            log.warning("onnxruntime cannot run %s (%s); using OpenCV DNN", path, err)
+    return OpenCVNet(path)
 
 
 @lru_cache(maxsize=8)

@@ -44,6 +44,22 @@ def test_bundled_networks_take_any_batch_in_both_runtimes(name, shape):
     assert np.abs(a - b).max() < 1e-3
 
 
+def test_a_network_onnxruntime_cannot_load_runs_on_opencv(monkeypatch, caplog):
+    import vision.onnxnets as nets
+
+    def broken(path, threads):
+        raise RuntimeError("onnxruntime says no")
+
+    monkeypatch.setattr(nets, "OrtNet", broken)
+    nets._load.cache_clear()
+    try:
+        net = nets._load(str(model_dir() / "faces.onnx"), "onnxruntime", 1)
+    finally:
+        nets._load.cache_clear()
+    assert isinstance(net, nets.OpenCVNet) and "using OpenCV DNN" in caplog.text
+    assert net.run(np.zeros((1, 3, 36, 36), np.float32)).shape == (1, 8)
+
+
 def test_runtime_follows_the_environment_and_falls_back_to_opencv(monkeypatch):
     monkeypatch.delenv("DICE_RUNTIME", raising=False)
     assert runtime() == "onnxruntime"
