@@ -60,8 +60,17 @@ def test_robustness_benchmark_prints_every_change_per_set():
     assert sum(r.startswith("matteop65-train") for r in rows) == len(CHANGES)
 
 
+def test_runtimes_benchmark_reads_alike_with_both():
+    done = _run("vision_runtimes.py", "--data", str(SAMPLES), "--limit", "2")
+    assert done.returncode == 0, done.stderr
+    rows = [r for r in done.stdout.splitlines() if "CPU ms/frame median" in r]
+    assert len(rows) == 4 and sum(" onnxruntime " in r for r in rows) == 2, done.stdout
+    assert done.stdout.count("dice read differently: 0,") == 2, done.stdout
+
+
 @pytest.mark.parametrize("script", ["vision_accuracy.py", "vision_wide_view.py",
-                                    "vision_robustness.py", "vision_close_view.py"])
+                                    "vision_robustness.py", "vision_close_view.py",
+                                    "vision_runtimes.py"])
 def test_benchmark_says_when_the_data_is_missing(script, tmp_path):
     done = _run(script, "--data", str(tmp_path / "nothing"))
     assert done.returncode == 2 and "No dice data found" in done.stdout
