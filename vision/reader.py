@@ -141,12 +141,13 @@ def _die_confidences(reads: list[FaceRead]) -> list[float]:
     return [r.confidence for r in reads if is_die(r)]
 
 
-def further_reads_better(far: list[FaceRead], near: list[FaceRead]) -> bool:
-    """Whether a look from further away (`far`) reads the dice better than the default
-    look (`near`): its dice read more surely on average (a big die's pips taken for dice
-    mostly read unsurely), while keeping at least half as many dice read surely (SURE):
-    from further away, a cluster of small dice can pass for one big die, read surely too."""
-    f, n = _die_confidences(far), _die_confidences(near)
+def reads_better(new: list[FaceRead], old: list[FaceRead]) -> bool:
+    """Whether another look at the frame (`new`: from further away, or closer) reads the
+    dice better than the default look (`old`): its dice read more surely on average (a
+    big die's pips taken for dice, or dice sized wrong, mostly read unsurely), while
+    keeping at least half as many dice read surely (SURE): from further away, a cluster
+    of small dice can pass for one big die, read surely too."""
+    f, n = _die_confidences(new), _die_confidences(old)
     if not f or (n and float(np.mean(f)) <= float(np.mean(n))):
         return False
     return sum(c >= SURE for c in f) >= 0.5 * sum(c >= SURE for c in n)
@@ -176,43 +177,50 @@ def read_at_the_right_scale(detector: DieDetector, faces: FaceReader, frame: np.
                             cands: list[Candidate], region: tuple[int, int, int, int] | None
                             ) -> tuple[list[Candidate], list[FaceRead]]:
     """Uncalibrated frames: the candidates and their reads of the default look (`cands`),
-    of a closer look when a frame wider than 640 px shows small dice, or, in frames up
-    to 640 px wide, of a look from further away when the dice seem too big for the
-    default scale and read better from there (further_reads_better) without losing a
+    or of another look that reads the dice better (reads_better): a closer look when a
+    frame wider than 640 px shows small dice, or, in frames up to 640 px wide, a look
+    from further away when the dice seem too big for the default scale, if it loses no
     die the default look read surely (loses_dice). A wider frame is never looked at from
     further away: shrunk that far (a 1920 px frame to 160), a cluster of its small dice
     can pass for one big die with pips, read surely."""
-    if full_frame_scale(frame.shape[1]) < 0.5:  # wider than 640 px: never from further
-        cands = zoom_in_on_small_dice(detector, frame, cands, region)
-        return cands, faces.read_candidates(frame, cands)
     reads = faces.read_candidates(frame, cands)
+    if full_frame_scale(frame.shape[1]) < 0.5:  # wider than 640 px: never from further
+        closer = zoom_in_on_small_dice(detector, frame, cands, region)
+        if closer is None:
+            return cands, reads
+        closer_reads = faces.read_candidates(frame, closer)
+        return (closer, closer_reads) if reads_better(closer_reads, reads) else (cands, reads)
     if sum(c >= SURE for c in _die_confidences(reads)) >= CROWDED:
         return cands, reads  # many dice read surely: no close-up (and the time is saved)
     far = zoom_out_on_large_dice(detector, frame, region)
     if far is None:
         return cands, reads
     far_reads = faces.read_candidates(frame, far)
-    if further_reads_better(far_reads, reads) and not loses_dice(far, cands, reads):
+    if reads_better(far_reads, reads) and not loses_dice(far, cands, reads):
         return far, far_reads
     return cands, reads
 
 
 def zoom_in_on_small_dice(detector: DieDetector, frame: np.ndarray, cands: list[Candidate],
-                          region: tuple[int, int, int, int] | None) -> list[Candidate]:
-    """Without a calibrated die size the frame is shrunk to DET_WIDTH px wide. In a frame
+                          region: tuple[int, int, int, int] | None) -> list[Candidate] | None:
+    """The candidates of a closer look when the dice may be too small for the default
+    scale, else None.
+
+    Without a calibrated die size the frame is shrunk to DET_WIDTH px wide. In a frame
     wider than 640 px (the Pi camera's 1280x720), dice may come out too small there to be
     found, or found but sized wrong: the detector sizes dice far below its training
     range too large (dice 10 px wide come out 14-18 px). So when nothing was found, or
     the dice found are under SMALL, the frame is looked at again at twice the scale (as
     a 640 px frame would be: dice under 22 px come out under 44, still inside the
-    detector's range), and that look is kept unless it finds fewer candidates."""
+    detector's range). Dice of about 20 px come out 15-21 px too, and twice that is
+    where the detector starts taking pips for dice: which look is kept is up to how
+    surely each reads its dice (read_at_the_right_scale)."""
     base = full_frame_scale(frame.shape[1])
     if base >= 0.5:
-        return cands
+        return None
     if cands and float(np.median([c.side for c in cands])) * base >= SMALL:
-        return cands
-    again = detector.detect(frame, scale=2 * base, region=region)
-    return again if len(again) >= len(cands) else cands
+        return None
+    return detector.detect(frame, scale=2 * base, region=region)
 
 
 def zoom_out_on_large_dice(detector: DieDetector, frame: np.ndarray,

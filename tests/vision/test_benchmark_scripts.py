@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import vision
@@ -58,6 +59,19 @@ def test_robustness_benchmark_prints_every_change_per_set():
     rows = [r for r in done.stdout.splitlines() if " correct " in r and " missed " in r]
     assert len(rows) == 2 * len(CHANGES), done.stdout
     assert sum(r.startswith("matteop65-train") for r in rows) == len(CHANGES)
+
+
+def test_close_view_with_more_pixels_enlarges_whole_photos():
+    from vision_close_view import more_pixels
+
+    image = np.zeros((480, 640, 3), np.uint8)
+    big, labels = more_pixels(image, [{"value": 3, "bbox": [10.0, 20.0, 30.0, 40.0]}], 2.0)
+    assert big.shape == (960, 1280, 3) and labels == [{"value": 3, "bbox": [20.0, 40.0, 60.0, 80.0]}]
+    done = _run("vision_close_view.py", "--data", str(SAMPLES), "--limit", "1", "--zoom", "2",
+                "--more-pixels")
+    assert done.returncode == 0, done.stderr
+    rows = [r for r in done.stdout.splitlines() if " x2, " in r and "ms/frame median" in r]
+    assert len(rows) == 4 and "each whole photo enlarged" in done.stdout, done.stdout
 
 
 def test_runtimes_benchmark_reads_alike_with_both():

@@ -16,9 +16,9 @@ from vision.reader import (
     LARGE,
     detection_view,
     even_light,
-    further_reads_better,
     loses_dice,
     read_at_the_right_scale,
+    reads_better,
     touching_warnings,
     unreadable_warnings,
     zoom_in_on_small_dice,
@@ -218,17 +218,15 @@ def test_uncalibrated_small_dice_are_looked_for_closer_only_in_wide_frames():
     wide, vga = np.zeros((720, 1280, 3), np.uint8), np.zeros((480, 640, 3), np.uint8)
     small = [Candidate((5.0, 5.0), 40.0, 0.8)]  # 10 px in the detector's 320 px input
     det = _CountingDetector(3, 40.0)
-    assert len(zoom_in_on_small_dice(det, wide, small, None)) == 3  # more found: kept
+    assert len(zoom_in_on_small_dice(det, wide, small, None)) == 3  # the closer look
     assert det.scales == [0.5]
-    det = _CountingDetector(0, 40.0)
-    assert zoom_in_on_small_dice(det, wide, small, None) is small  # fewer found
     det = _CountingDetector(2, 80.0)
     assert len(zoom_in_on_small_dice(det, wide, [], (0, 0, 640, 480))) == 2  # none found
     det = _CountingDetector(3, 40.0)
     big = [Candidate((5.0, 5.0), 100.0, 0.8)]  # 25 px: the detector's size
-    assert zoom_in_on_small_dice(det, wide, big, None) is big
-    assert zoom_in_on_small_dice(det, vga, small, None) is small  # 640 px: as always
-    assert zoom_in_on_small_dice(det, vga, [], None) == []
+    assert zoom_in_on_small_dice(det, wide, big, None) is None
+    assert zoom_in_on_small_dice(det, vga, small, None) is None  # 640 px: never closer
+    assert zoom_in_on_small_dice(det, vga, [], None) is None
     assert det.scales == []
 
 
@@ -291,18 +289,18 @@ def _reads(*confs: float) -> list[FaceRead]:
                      else 0.0,), True) for c in confs]
 
 
-def test_the_look_from_further_must_read_the_dice_better():
+def test_another_look_must_read_the_dice_better():
     # A big die's pips at the default scale: read unsurely, or not as dice at all.
-    assert further_reads_better(_reads(1.0), _reads(0.4, 0.5, None, None))
-    assert further_reads_better(_reads(0.95, 1.0), _reads(1.0, 0.3, 0.5))
-    assert further_reads_better(_reads(0.8), [])
+    assert reads_better(_reads(1.0), _reads(0.4, 0.5, None, None))
+    assert reads_better(_reads(0.95, 1.0), _reads(1.0, 0.3, 0.5))
+    assert reads_better(_reads(0.8), [])
     # No better on average, or nothing there: the default look stays.
-    assert not further_reads_better(_reads(0.9), _reads(1.0, 0.95))
-    assert not further_reads_better(_reads(None), _reads(0.4))
-    assert not further_reads_better([], _reads(0.4))
+    assert not reads_better(_reads(0.9), _reads(1.0, 0.95))
+    assert not reads_better(_reads(None), _reads(0.4))
+    assert not reads_better([], _reads(0.4))
     # Four dice read surely, and from further away one "die" covering them (a cluster of
     # small dice passing for a big one, read surely too): the four stay.
-    assert not further_reads_better(_reads(0.98), _reads(1.0, 1.0, 1.0, 1.0, 0.5))
+    assert not reads_better(_reads(0.98), _reads(1.0, 1.0, 1.0, 1.0, 0.5))
 
 
 def test_a_look_from_further_that_loses_dice_is_not_taken():
@@ -337,12 +335,24 @@ def test_the_tray_with_two_dice_is_not_read_as_one_big_die():
 
 def test_a_wide_frame_with_small_dice_is_looked_at_closer_never_further():
     wide = np.zeros((720, 1280, 3), np.uint8)  # default scale 0.25
-    small = [Candidate((5.0, 5.0), 40.0, 0.8)]  # 10 px in the detector's input
+    small = [Candidate((5.0, 5.0), 48.0, 0.8)]  # 12 px in the detector's input, sized wrong
     # From further away, a cluster of the small dice would pass for big dice.
     det = _ScriptedDetector({0.5: [40.0] * 3, 0.125: [4 * LARGE / 0.5] * 2})
-    faces = _ScriptedFaces({40.0: (3, 1.0), 4 * LARGE / 0.5: (5, 1.0)})
+    faces = _ScriptedFaces({48.0: (2, 0.4), 40.0: (3, 1.0), 4 * LARGE / 0.5: (5, 1.0)})
     cands, reads = read_at_the_right_scale(det, faces, wide, small, None)
     assert len(cands) == 3 and [r.label for r in reads] == [3, 3, 3]
+    assert det.scales == [0.5]
+
+
+def test_a_wide_frame_whose_dice_read_surely_keeps_them_when_closer_finds_pips():
+    # Dice of 20 px in the detector's input (a 1280 px photo of dice 80 px wide) come out
+    # under SMALL too; twice as close, their pips pass for dice, read unsurely.
+    wide = np.zeros((1280, 1280, 3), np.uint8)
+    dice = [Candidate((100.0 * i, 50.0), 72.0, 0.9) for i in range(4)]
+    det = _ScriptedDetector({0.5: [72.0] * 4 + [16.0] * 10})
+    faces = _ScriptedFaces({72.0: (4, 0.97), 16.0: (1, 0.6)})
+    cands, reads = read_at_the_right_scale(det, faces, wide, dice, None)
+    assert cands is dice and [r.label for r in reads] == [4] * 4
     assert det.scales == [0.5]
 
 
