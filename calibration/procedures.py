@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -185,22 +186,27 @@ def detector_die_side(frame: np.ndarray) -> float | None:
     px wide) are measured at the look from further away the reader itself takes
     (vision.reader.read_at_the_right_scale).
     Otherwise the zoom where most dice are read surely wins (the smaller on a tie: zoomed
-    too far, single pips start to pass for dice); in frames up to 640 px wide, zooming in
-    stops once two dice or more read surely at the detector's size (DET_SIDE). (Wider
-    frames zoom in all the way: shrunk to 320 px, a cluster of their small dice can
-    pass for one such die.) Then one more look at the zoom that side asks for, where
-    the detector's size estimate is at its best."""
+    too far, single pips start to pass for dice), unless what it reads are the pips of
+    the dice read before (pips_of); in frames up to 640 px wide, zooming in stops once
+    two dice or more read surely at the detector's size (DET_SIDE). (Wider frames zoom
+    in all the way: shrunk to 320 px, a cluster of their small dice can pass for one
+    such die.) Then one more look at the zoom that side asks for, where the detector's
+    size estimate is at its best."""
     from vision.detect import DET_SIDE, DieDetector, full_frame_scale
     from vision.faces import FaceReader
     from vision.onnxnets import model_dir
     from vision.reader import SURE, is_die, read_at_the_right_scale
 
-    def sure(cands: list) -> list[float]:
+    def sure(cands: list) -> list[tuple[Any, Any]]:
+        """(candidate, read) of the candidates read surely as dice."""
         reads = faces.read_candidates(frame, cands)
-        return [c.side for c, r in zip(cands, reads) if is_die(r) and r.confidence >= SURE]
+        return [(c, r) for c, r in zip(cands, reads) if is_die(r) and r.confidence >= SURE]
+
+    def median_side(dice: list[tuple[Any, Any]]) -> float:
+        return float(np.median([c.side for c, _ in dice]))
 
     base = full_frame_scale(frame.shape[1])
-    best: list[float] = []
+    best: list[tuple[Any, Any]] = []
     try:
         detector = DieDetector(model_dir() / "detector.onnx")
         faces = FaceReader(model_dir(), paint=False)  # are the candidates whole dice?
@@ -212,18 +218,28 @@ def detector_die_side(frame: np.ndarray) -> float | None:
                 best = sure(looked)
         if not best:
             for zoom in (1.0, 1.5, 2.0, 3.0, 4.0):
-                sides = sure(first if zoom == 1.0 else detector.detect(frame, scale=zoom * base))
-                if len(sides) > len(best):
-                    best = sides
-                if base >= 0.5 and len(sides) >= 2 and \
-                        float(np.median(sides)) * zoom * base >= DET_SIDE:
+                dice = sure(first if zoom == 1.0 else detector.detect(frame, scale=zoom * base))
+                if len(dice) > len(best) and not pips_of(dice, best):
+                    best = dice
+                if base >= 0.5 and len(dice) >= 2 and median_side(dice) * zoom * base >= DET_SIDE:
                     break  # big enough: closer still, the pips would pass for dice
         if not best:
             return None
-        again = sure(detector.detect(frame, scale=DET_SIDE / float(np.median(best))))
+        again = sure(detector.detect(frame, scale=DET_SIDE / median_side(best)))
     except FileNotFoundError:  # models not installed: the colour blobs will do
         return None
-    return float(np.median(again if len(again) >= len(best) else best))
+    return median_side(again if len(again) >= len(best) else best)
+
+
+def pips_of(closer: list[tuple[Any, Any]], dice: list[tuple[Any, Any]]) -> bool:
+    """Whether what a closer look read surely (`closer`, (candidate, read) pairs) are the
+    pips of the dice read surely before (`dice`): three or more of them inside those
+    dice, under half their size, at least three quarters of them read as 1. (Small dice
+    inside what was taken for one die, a cluster of them, show every face.)"""
+    inside = [r.label for c, r in closer if any(
+        max(abs(c.center[0] - b.center[0]), abs(c.center[1] - b.center[1])) < 0.5 * b.side
+        and c.side < 0.5 * b.side for b, _ in dice)]
+    return len(inside) >= 3 and inside.count(1) >= 0.75 * len(inside)
 
 
 def die_sides(frame: np.ndarray, boxes: Sequence[Box]) -> list[float]:

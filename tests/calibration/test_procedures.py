@@ -200,3 +200,22 @@ def test_small_dice_get_advice_on_the_page_and_the_command_line() -> None:
     assert keeper.summary()["die_side_advice"] == advice
     keeper = ProfileKeeper(dataclasses.replace(default_profile(), die_side=40.0), None)
     assert keeper.summary()["die_side_advice"] is None
+
+
+def test_a_closer_look_reading_pips_as_ones_is_not_a_better_look() -> None:
+    from calibration.procedures import pips_of
+    from vision.detect import Candidate
+    from vision.faces import FaceRead
+
+    def read(label: int) -> FaceRead:
+        return FaceRead(label, 1.0, (0.0,) * 8, True)
+
+    die = [(Candidate((100.0, 100.0), 80.0, 0.9), read(5))]
+    spots = [Candidate((100.0 + dx, 100.0 + dy), 16.0, 0.9)
+             for dx, dy in ((-20, -20), (20, -20), (0, 0), (-20, 20), (20, 20))]
+    assert pips_of([(c, read(1)) for c in spots], die)  # a 5's pips, each read as a 1
+    # Small dice inside a "die" that was a cluster of them show all faces: dice.
+    assert not pips_of([(c, read(v)) for c, v in zip(spots, (1, 3, 6, 2, 4))], die)
+    assert not pips_of([(c, read(1)) for c in spots[:2]], die)  # two: too few to tell
+    far = [Candidate((400.0 + 30 * i, 300.0), 16.0, 0.9) for i in range(4)]
+    assert not pips_of([(c, read(1)) for c in far], die)  # elsewhere: other dice
