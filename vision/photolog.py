@@ -109,7 +109,7 @@ class PhotoLog:
     def add_checked(self, frame: np.ndarray, dice: Sequence[Any], roll: Sequence[int],
                     event: str | None, name: str) -> Path | None:
         """Keep a frame whose read `dice` the players answered with `roll` and `event`,
-        labelled by label_dice; None when not every die's face is certain (or see add)."""
+        labelled by label_dice; None when the answer leaves a choice (or see add)."""
         labels = label_dice(dice, roll, event)
         return None if labels is None else self.add(frame, labels, name)
 
