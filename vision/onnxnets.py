@@ -72,11 +72,17 @@ def runtime() -> str:
         raise ValueError(f"DICE_RUNTIME must be one of {', '.join(RUNTIMES)}, not {wanted!r}")
     if wanted:
         return wanted
+    return "onnxruntime" if _onnxruntime_installed() else "opencv"
+
+
+@lru_cache(maxsize=1)
+def _onnxruntime_installed() -> bool:
+    """Whether onnxruntime imports (asked once: a failed import searches the disk again)."""
     try:
         import onnxruntime  # noqa: F401
     except ImportError:
-        return "opencv"
-    return "onnxruntime"
+        return False
+    return True
 
 
 def load_net(path: str) -> Net:

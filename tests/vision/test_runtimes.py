@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision import read_dice
-from vision.onnxnets import _load, model_dir, runtime
+from vision.onnxnets import _load, _onnxruntime_installed, model_dir, runtime
 
 pytest.importorskip("onnxruntime")  # a dependency of the package; the fallback is tested too
 
@@ -70,4 +70,8 @@ def test_runtime_follows_the_environment_and_falls_back_to_opencv(monkeypatch):
         runtime()
     monkeypatch.delenv("DICE_RUNTIME")
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # as if it were not installed
-    assert runtime() == "opencv"
+    _onnxruntime_installed.cache_clear()
+    try:
+        assert runtime() == "opencv"
+    finally:
+        _onnxruntime_installed.cache_clear()
