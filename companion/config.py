@@ -34,7 +34,7 @@ class CameraConfig:
     settle_seconds: float = 1.0
     replay_hold: float = 4.0
     replay_transition: float = 0.8
-    keep_photos: int = 500  # frames whose roll the players checked, kept at most (0: none)
+    keep_photos: int = 500  # frames whose roll the players gave or fixed, at most (0: none)
 
     def options(self, settings: Any = None) -> dict[str, Any]:
         """Keyword options for `hardware.camera.open_camera(self.spec, **options)`.

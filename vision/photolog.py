@@ -3,7 +3,8 @@
 The reader was trained on two public photo sets; dice that look like neither (the game
 box's own dice) read worse (vision/training/README.md). Every time the camera was not
 sure and the players answered with the real roll, that frame and its dice are worth
-keeping: `PhotoLog` writes them in the format of the sets in ../shared/data/dice
+keeping, and so is a frame it misread that the players took back and fixed:
+`PhotoLog` writes them in the format of the sets in ../shared/data/dice
 (images/*.jpg and a manifest.json with [x, y, w, h] boxes), so the same benchmark
 (`benchmarks/vision_accuracy.py --data FOLDER`) scores the reader on this table's dice
 and the training script (`train.py --extra-set FOLDER`) learns from them.
@@ -86,6 +87,7 @@ class PhotoLog:
     def __init__(self, folder: str | Path, *, limit: int = DEFAULT_LIMIT) -> None:
         self.folder = Path(folder)
         self.limit = limit
+        self._count: int | None = None  # photos in the manifest, once read
 
     @property
     def manifest_path(self) -> Path:
@@ -104,7 +106,9 @@ class PhotoLog:
         return data
 
     def __len__(self) -> int:
-        return len(self.manifest()["images"]) if self.manifest_path.exists() else 0
+        if self._count is None:
+            self._count = len(self.manifest()["images"])
+        return self._count
 
     def add_checked(self, frame: np.ndarray, dice: Sequence[Any], roll: Sequence[int],
                     event: str | None, name: str) -> Path | None:
@@ -136,4 +140,5 @@ class PhotoLog:
         tmp = self.manifest_path.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(manifest, indent=1))
         os.replace(tmp, self.manifest_path)
+        self._count = len(manifest["images"])
         return path

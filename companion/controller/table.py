@@ -66,6 +66,11 @@ class Table:
         self.pending: dict[str, Any] | None = None
         self._pending_evidence: bytes | None = None
         self._pending_frame: tuple[np.ndarray, Any] | None = None  # (frame, reading) asked about
+        # The camera's last roll played as read: (game id, its step index, frame, reading),
+        # and the same once the players took it back ("Wrong read? Fix it"), until they
+        # enter the roll it really was.
+        self._camera_roll: tuple[int, int, np.ndarray, Any] | None = None
+        self._disputed: tuple[int, int, np.ndarray, Any] | None = None
         self.last_read: dict[str, Any] | None = None
         self._cache: tuple[int, dict[str, Any]] | None = None
         self._reset_derived()
@@ -189,6 +194,7 @@ class Table:
             answered = evidence is None and bool(self.pending) and self.pending.get("kind") == "roll"
             if answered:
                 evidence = self._pending_evidence
+            disputed, self._disputed = self._disputed, None
             for step in steps:
                 ev = evidence if ("roll" in step or "set_aside" in step) else None
                 meta = {"source": source, "at": self.clock()}
@@ -197,8 +203,10 @@ class Table:
                 game.meta.append(meta)
                 game.has_evidence.append(ev is not None)
                 self._advance(step, meta, ev is not None)
-            if answered:
-                self._keep_photo(steps)
+            if answered and self._pending_frame is not None:
+                self._keep_photo(steps, *self._pending_frame)
+            elif disputed and disputed[:2] == (game.id, len(game.steps) - len(steps)):
+                self._keep_photo(steps, *disputed[2:])  # the roll the camera misread
             if not self._pending_awaits_more(steps):
                 self._clear_pending()
             self._changed()
@@ -223,6 +231,9 @@ class Table:
             self.store.pop_step(game.id)
             for seq in (game.steps, game.meta, game.has_evidence):
                 seq.pop()
+            taken_back, self._camera_roll = self._camera_roll, None
+            self._disputed = taken_back if taken_back and taken_back[:2] == (
+                game.id, len(game.steps)) else None
             self._clear_pending()
             self._replay()
             self._changed()
@@ -323,6 +334,11 @@ class Table:
                     self.apply_steps(verdict.steps, source="camera", evidence=encode_jpeg(picture))
                 except ValueError as err:
                     verdict = Verdict("ask", reason=str(err), proposal=verdict.proposal)
+                else:
+                    rolls = [i for i, st in enumerate(verdict.steps) if "roll" in st]
+                    if rolls and self.photos is not None:
+                        at = len(self.game.steps) - len(verdict.steps) + rolls[-1]
+                        self._camera_roll = (self.game.id, at, frame.copy(), reading)
             if verdict.kind == "ask":
                 self.pending = {"kind": verdict.proposal.get("kind", "roll"),
                                 "reason": verdict.reason, "proposal": verdict.proposal}
@@ -331,13 +347,14 @@ class Table:
                 self._changed()
             return verdict
 
-    def _keep_photo(self, steps: Sequence[dict[str, Any]]) -> None:
-        """The players answered the camera's question with the real roll: give the frame
-        and its read dice to the photo log, which keeps them labelled if it can."""
+    def _keep_photo(self, steps: Sequence[dict[str, Any]], frame: np.ndarray, reading: Any
+                    ) -> None:
+        """The players gave the real roll for a frame the camera was unsure of, or misread:
+        give the frame and its read dice to the photo log, which keeps them labelled if
+        it can."""
         roll = next((s for s in steps if "roll" in s), None)
-        if self.photos is None or self._pending_frame is None or roll is None:
+        if self.photos is None or roll is None:
             return
-        frame, reading = self._pending_frame
         assert self.game is not None
         name = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock()))
         try:
@@ -362,7 +379,8 @@ class Table:
     def _build_state(self) -> dict[str, Any]:
         base: dict[str, Any] = {"version": self.version, "boot": self.boot, "camera": self.camera,
                                 "pending": self.pending, "last_read": self.last_read,
-                                "settings": dict(self.settings), "advice": None}
+                                "settings": dict(self.settings), "advice": None,
+                                "photos": self._photos_kept()}
         if self.game is None or self.state_obj is None:
             return base | {"game": None, "phase": "no_game", "player": None, "history": [],
                            "legal": [], "prompt": "Start a new game from the Table tab."}
@@ -377,6 +395,16 @@ class Table:
             "can_undo": bool(self.game.steps),
             "advice": self._advice(),
         }
+
+    def _photos_kept(self) -> dict[str, Any] | None:
+        """How many checked rolls' photos the table keeps, where (None: it keeps none)."""
+        if self.photos is None:
+            return None
+        try:
+            kept = len(self.photos)
+        except (OSError, ValueError):  # an unreadable manifest: add() says so in the log
+            kept = None
+        return {"kept": kept, "limit": self.photos.limit, "folder": str(self.photos.folder)}
 
     def _advice(self) -> dict[str, Any] | None:
         """The advisor's answer for this state; nothing is computed when it is switched off."""

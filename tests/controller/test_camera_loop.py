@@ -198,6 +198,7 @@ def test_a_roll_the_players_corrected_is_kept_as_a_labelled_photo(table, fakes, 
 
     from vision.photolog import PhotoLog
 
+    assert table.state()["photos"] is None  # no photo log: nothing said about photos
     table.photos = PhotoLog(tmp_path / "dice-photos")
     table.apply_step({"action": "recruit"})
     reader = fakes.Reader()
@@ -212,6 +213,8 @@ def test_a_roll_the_players_corrected_is_kept_as_a_labelled_photo(table, fakes, 
     assert [d["value"] for d in entry["dice"]] == [1, 2, 2, 4, 4, 5, "blank"]
     assert entry["dice"][5]["bbox"] == list(map(float, unsure.box))
     assert (tmp_path / "dice-photos" / entry["file"]).is_file()
+    assert table.state()["photos"] == {"kept": 1, "limit": 500,
+                                       "folder": str(tmp_path / "dice-photos")}
     # a question dismissed, or answered by hand with no camera question, keeps nothing
     table.apply_steps([{"set_aside": [1]}, {"action": "roll"}])
     reader.next.append(fakes.reading([2, 2, 4, 4, 3], "blank", conf=0.3))
@@ -233,3 +236,27 @@ def test_the_table_keeps_photos_only_from_a_real_camera(tmp_path):
     assert photo_log(dataclasses.replace(usb, keep_photos=0), tmp_path) is None
     log = photo_log(usb, tmp_path)
     assert log.folder == tmp_path / "dice-photos" and log.limit == 500
+
+
+def test_a_sure_read_the_players_took_back_and_fixed_is_kept(table, fakes, loop_for, tmp_path):
+    from vision.photolog import PhotoLog
+
+    table.photos = PhotoLog(tmp_path / "dice-photos")
+    table.apply_step({"action": "recruit"})
+    reader = fakes.Reader()
+    reader.next.append(fakes.reading([1, 2, 2, 4, 4, 6], "blank"))  # surely, but the 6 was a 5
+    loop_for(table, ["settled"], reader).step()
+    assert table.state()["history"][-1]["source"] == "camera"
+    assert len(table.photos) == 0  # played as read: nothing checked yet
+    table.undo()  # "Wrong read? Fix it"
+    table.apply_step({"roll": [1, 2, 2, 4, 4, 5], "event": "blank"})
+    [entry] = table.photos.manifest()["images"]
+    assert [d["value"] for d in entry["dice"]] == [1, 2, 2, 4, 4, 5, "blank"]
+    # Taken back, then something other than the roll: no photo.
+    table.apply_steps([{"set_aside": [1]}, {"action": "roll"}])
+    reader.next.append(fakes.reading([2, 2, 4, 4, 6], "blank"))
+    loop_for(table, ["settled"], reader).step()
+    table.undo()
+    table.undo()  # the "roll again" too: the players changed their mind
+    table.apply_step({"action": "stop"})
+    assert len(table.photos) == 1

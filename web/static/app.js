@@ -573,6 +573,12 @@ function renderSettings(st) {
   box.appendChild(h("label", {"class": "switch"}, [input, h("span", {"class": "knob", "aria-hidden": "true"}),
     h("span", {"class": "switch-text"}, [h("b", {text: "Show the odds"}),
       h("span", {"class": "muted small", text: "A small bar on each choice and the best one marked, for the whole table."})])]));
+  var ph = st.photos;
+  if (ph) {
+    box.appendChild(h("h2", {style: "margin-top:14px", text: "Photos of your dice"}));
+    box.appendChild(h("p", {"class": "muted small", text: (ph.kept === null ? "?" : ph.kept) + " of at most " + ph.limit +
+      " kept in " + ph.folder + ": the rolls the camera was not sure of or misread, with the faces you gave. They can teach the reader your own dice; camera.keep_photos = 0 in the configuration file keeps none."}));
+  }
 }
 
 /* ---------- table tab: join, code, new game ---------- */
