@@ -1,7 +1,7 @@
 """Where the reader's ONNX weights live and how they are run.
 
 Two runtimes read the same files: onnxruntime when it is installed (a dependency of
-the package; a frame takes about a fifth less time with it here:
+the package; a frame takes 16-19% less time with it here:
 benchmarks/vision_runtimes.py), else OpenCV's DNN module.
 $DICE_RUNTIME=opencv or =onnxruntime picks one. Both run on as many threads as OpenCV
 is set to (cv2.setNumThreads; the benchmarks use one), so one knob governs both.
