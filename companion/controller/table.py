@@ -343,7 +343,8 @@ class Table:
                 self.pending = {"kind": verdict.proposal.get("kind", "roll"),
                                 "reason": verdict.reason, "proposal": verdict.proposal}
                 self._pending_evidence = encode_jpeg(picture)
-                self._pending_frame = (frame.copy(), reading)
+                if self.photos is not None:  # only a photo log needs the frame kept
+                    self._pending_frame = (frame.copy(), reading)
                 self._changed()
             return verdict
 
