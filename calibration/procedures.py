@@ -183,8 +183,8 @@ def detector_die_side(frame: np.ndarray) -> float | None:
     surely, looked for at several zooms; None when they find none (or are missing).
 
     Dice too big for the default scale (a camera close over the tray; frames up to 640
-    px wide) are measured at the look from further away the reader itself takes
-    (vision.reader.read_at_the_right_scale).
+    px wide), or too small in a 640 px frame (a camera hung high), are measured at the
+    look the reader itself takes (vision.reader.read_at_the_right_scale).
     Otherwise the zoom where most dice are read surely wins (the smaller on a tie: zoomed
     too far, single pips start to pass for dice), unless what it reads are the pips of
     the dice read before (pips_of); in frames up to 640 px wide, zooming in stops once
@@ -214,7 +214,7 @@ def detector_die_side(frame: np.ndarray) -> float | None:
         if base >= 0.5:  # as the reader would look (never from further in wider frames)
             looked, _ = read_at_the_right_scale(detector, FaceReader(model_dir()), frame,
                                                 first, None)
-            if looked is not first:  # from further away
+            if looked is not first:  # from further away, or a 640 px frame's closer look
                 best = sure(looked)
         if not best:
             for zoom in (1.0, 1.5, 2.0, 3.0, 4.0):
@@ -271,7 +271,7 @@ def measure_die_side(sides: Sequence[float]) -> float:
 def die_side_advice(side: float | None) -> str | None:
     """What to do about dice measured `side` px wide, when they read worse than they
     could (benchmarks/vision_wide_view.py --same-size, calibrated: byler's dice at about
-    23 px 96.9% right, at 17 px 93.9%, against 97-98% at their photographed 30-45 px)."""
+    23 px 97.2% right, at 17 px 95.3%, against 97-98% at their photographed 30-45 px)."""
     if side is None or side >= SMALL_DIE_SIDE:
         return None
     return (f"The dice are only {side:.0f} pixels wide in the camera's picture: below "

@@ -38,6 +38,8 @@ DIM = 200.0  # a frame whose brightest 1% is darker than this is brightened for 
 MAX_GAIN = 3.0
 BALANCE = 1.33  # most a colour channel is raised or lowered to even out a coloured light
 SMALL = 1.1 * DET_SIDE  # uncalibrated: dice found this small (detector input px) are looked for closer
+VGA_SMALL = 16.0  # ... in a 640 px frame, this small (its dice as photographed come out 15.4 and up)
+VGA_SURER = 0.05  # ... and that closer look is kept when its dice read this much more surely
 LARGE = 21.0  # uncalibrated: dice this big (detector input px) at half the scale are read from further
 ALIKE = 0.66  # ... when at least this share of them are within a third of their median size
 CROWDED = 8  # ... unless the default look reads this many dice surely (a roll has at most 7)
@@ -141,14 +143,14 @@ def _die_confidences(reads: list[FaceRead]) -> list[float]:
     return [r.confidence for r in reads if is_die(r)]
 
 
-def reads_better(new: list[FaceRead], old: list[FaceRead]) -> bool:
+def reads_better(new: list[FaceRead], old: list[FaceRead], margin: float = 0.0) -> bool:
     """Whether another look at the frame (`new`: from further away, or closer) reads the
     dice better than the default look (`old`): its dice read more surely on average (a
-    big die's pips taken for dice, or dice sized wrong, mostly read unsurely), while
-    keeping at least half as many dice read surely (SURE): from further away, a cluster
-    of small dice can pass for one big die, read surely too."""
+    big die's pips taken for dice, or dice sized wrong, mostly read unsurely), by more
+    than `margin`, while keeping at least half as many dice read surely (SURE): from
+    further away, a cluster of small dice can pass for one big die, read surely too."""
     f, n = _die_confidences(new), _die_confidences(old)
-    if not f or (n and float(np.mean(f)) <= float(np.mean(n))):
+    if not f or (n and float(np.mean(f)) <= float(np.mean(n)) + margin):
         return False
     return sum(c >= SURE for c in f) >= 0.5 * sum(c >= SURE for c in n)
 
@@ -177,27 +179,31 @@ def read_at_the_right_scale(detector: DieDetector, faces: FaceReader, frame: np.
                             cands: list[Candidate], region: tuple[int, int, int, int] | None
                             ) -> tuple[list[Candidate], list[FaceRead]]:
     """Uncalibrated frames: the candidates and their reads of the default look (`cands`),
-    or of another look that reads the dice better (reads_better): a closer look when a
-    frame wider than 640 px shows small dice, or, in frames up to 640 px wide, a look
-    from further away when the dice seem too big for the default scale, if it loses no
-    die the default look read surely (loses_dice). A wider frame is never looked at from
-    further away: shrunk that far (a 1920 px frame to 160), a cluster of its small dice
-    can pass for one big die with pips, read surely."""
+    or of another look that reads the dice better (reads_better):
+    - in frames up to 640 px wide, a look from further away when the dice seem too big
+      for the default scale, if it loses no die the default look, or the closer look,
+      read surely (loses_dice: a cluster of small dice with the tray between them can
+      pass for one big die, read surely);
+    - else, in frames 640 px wide or wider, a closer look when the dice seem small
+      (zoom_in_on_small_dice). In a 640 px frame it must read them VGA_SURER more surely
+      on average: the default look is at the detector's own scale there, and closer, a
+      speck on the tray passes for a die showing 1 beside dice read as well as before.
+    A frame wider than 640 px is never looked at from further away: shrunk that far (a
+    1920 px frame to 160), a cluster of its small dice can pass for one big die with
+    pips, read surely."""
     reads = faces.read_candidates(frame, cands)
-    if full_frame_scale(frame.shape[1]) < 0.5:  # wider than 640 px: never from further
-        closer = zoom_in_on_small_dice(detector, frame, cands, region)
-        if closer is None:
-            return cands, reads
-        closer_reads = faces.read_candidates(frame, closer)
-        return (closer, closer_reads) if reads_better(closer_reads, reads) else (cands, reads)
-    if sum(c >= SURE for c in _die_confidences(reads)) >= CROWDED:
-        return cands, reads  # many dice read surely: no close-up (and the time is saved)
-    far = zoom_out_on_large_dice(detector, frame, region)
-    if far is None:
-        return cands, reads
-    far_reads = faces.read_candidates(frame, far)
-    if reads_better(far_reads, reads) and not loses_dice(far, cands, reads):
-        return far, far_reads
+    wide = full_frame_scale(frame.shape[1]) < 0.5  # wider than 640 px
+    closer = zoom_in_on_small_dice(detector, frame, cands, region)
+    closer_reads = [] if closer is None else faces.read_candidates(frame, closer)
+    if not wide and sum(c >= SURE for c in _die_confidences(reads)) < CROWDED:
+        far = zoom_out_on_large_dice(detector, frame, region)
+        if far is not None:
+            far_reads = faces.read_candidates(frame, far)
+            if (reads_better(far_reads, reads) and not loses_dice(far, cands, reads)
+                    and not (closer and loses_dice(far, closer, closer_reads))):
+                return far, far_reads
+    if closer and reads_better(closer_reads, reads, 0.0 if wide else VGA_SURER):
+        return closer, closer_reads
     return cands, reads
 
 
@@ -214,11 +220,17 @@ def zoom_in_on_small_dice(detector: DieDetector, frame: np.ndarray, cands: list[
     a 640 px frame would be: dice under 22 px come out under 44, still inside the
     detector's range). Dice of about 20 px come out 15-21 px too, and twice that is
     where the detector starts taking pips for dice: which look is kept is up to how
-    surely each reads its dice (read_at_the_right_scale)."""
+    surely each reads its dice (read_at_the_right_scale).
+
+    A 640 px frame (a camera hung high over the tray) is looked at closer, at its own
+    pixels, when the dice found come out under VGA_SMALL: its dice of 17 px come out
+    about 15 at the default scale, those of an ordinary view 15.4 and up. A 640 px frame
+    where nothing was found is not: closer, a speck on an empty tray can pass for a die."""
     base = full_frame_scale(frame.shape[1])
-    if base >= 0.5:
+    if base > 0.5 or (base == 0.5 and not cands):
         return None
-    if cands and float(np.median([c.side for c in cands])) * base >= SMALL:
+    small = SMALL if base < 0.5 else VGA_SMALL
+    if cands and float(np.median([c.side for c in cands])) * base >= small:
         return None
     return detector.detect(frame, scale=2 * base, region=region)
 

@@ -14,6 +14,8 @@ from vision.evaluate import Tally, close_up, score
 from vision.faces import FaceRead
 from vision.reader import (
     LARGE,
+    VGA_SMALL,
+    VGA_SURER,
     detection_view,
     even_light,
     loses_dice,
@@ -214,7 +216,7 @@ class _CountingDetector:
         return [Candidate((10.0 * i, 10.0), self.side, 0.9) for i in range(self.n)]
 
 
-def test_uncalibrated_small_dice_are_looked_for_closer_only_in_wide_frames():
+def test_uncalibrated_small_dice_are_looked_for_closer():
     wide, vga = np.zeros((720, 1280, 3), np.uint8), np.zeros((480, 640, 3), np.uint8)
     small = [Candidate((5.0, 5.0), 40.0, 0.8)]  # 10 px in the detector's 320 px input
     det = _CountingDetector(3, 40.0)
@@ -225,9 +227,54 @@ def test_uncalibrated_small_dice_are_looked_for_closer_only_in_wide_frames():
     det = _CountingDetector(3, 40.0)
     big = [Candidate((5.0, 5.0), 100.0, 0.8)]  # 25 px: the detector's size
     assert zoom_in_on_small_dice(det, wide, big, None) is None
-    assert zoom_in_on_small_dice(det, vga, small, None) is None  # 640 px: never closer
-    assert zoom_in_on_small_dice(det, vga, [], None) is None
     assert det.scales == []
+    # A 640 px frame is looked at in its own pixels when its dice come out under
+    # VGA_SMALL; dice of an ordinary view (16-22 px in the input) are not, nor an empty
+    # tray (closer, a speck passes for a die showing 1).
+    det = _CountingDetector(3, 20.0)
+    tiny = [Candidate((5.0, 5.0), 2 * VGA_SMALL - 2, 0.8)]
+    assert len(zoom_in_on_small_dice(det, vga, tiny, None)) == 3 and det.scales == [1.0]
+    det = _CountingDetector(3, 20.0)
+    ordinary = [Candidate((5.0, 5.0), 2 * VGA_SMALL + 2, 0.8)]  # under SMALL, not VGA_SMALL
+    assert zoom_in_on_small_dice(det, vga, ordinary, None) is None
+    assert zoom_in_on_small_dice(det, vga, [], None) is None
+    assert zoom_in_on_small_dice(det, np.zeros((240, 320, 3), np.uint8), [], None) is None
+    assert det.scales == []
+
+
+def test_a_camera_hung_high_is_read_closer_only_when_that_reads_much_better():
+    # A 640x480 camera twice as high: dice of 17 px, sized 30 by the default look and
+    # read unsurely; in the frame's own pixels they are found at their size, read surely.
+    vga = np.zeros((480, 640, 3), np.uint8)
+    found = [Candidate((100.0 * i, 50.0), 30.0, 0.9) for i in range(2)]
+    det = _ScriptedDetector({1.0: [17.0] * 4})
+    cands, reads = read_at_the_right_scale(
+        det, _ScriptedFaces({30.0: (2, 0.6), 17.0: (4, 0.97)}), vga, found, None)
+    assert len(cands) == 4 and [r.label for r in reads] == [4] * 4
+    assert det.scales == [1.0, 0.25]  # found nothing big from further away
+    # From further away, two of those dice and the tray between them pass for one big
+    # die showing 2, read surely; the closer look reads a 4 and a 5 inside it: a cluster.
+    big = 120.0  # frame px: 30 at a quarter of the frame's size, looked at again to size
+    looks = {1.0: [17.0, 17.5], 0.25: [big], round(0.25 * DET_SIDE / 30, 4): [big]}
+    det = _ScriptedDetector(looks)
+    cands, reads = read_at_the_right_scale(
+        det, _ScriptedFaces({30.0: (2, 0.6), 17.0: (4, 0.97), 17.5: (5, 0.95),
+                             big: (2, 0.99)}), vga, found, None)
+    assert [r.label for r in reads] == [4, 5]
+    # A camera close over the dice instead: the default look found the pips of one big
+    # die, the closer look finds them too, read as 1s; from further away, the die.
+    det = _ScriptedDetector(looks)
+    cands, reads = read_at_the_right_scale(
+        det, _ScriptedFaces({30.0: (1, 0.6), 17.0: (1, 0.97), 17.5: (1, 0.95),
+                             big: (2, 0.99)}), vga, found, None)
+    assert [c.side for c in cands] == [big] and [r.label for r in reads] == [2]
+    # Read a little more surely closer (a speck on the tray passing for a die showing 1
+    # beside dice the default look read well): the default look stays.
+    det = _ScriptedDetector({1.0: [17.0] * 2 + [12.0]})
+    cands, reads = read_at_the_right_scale(
+        det, _ScriptedFaces({30.0: (5, 0.9), 17.0: (5, 0.92), 12.0: (1, 0.94)}), vga,
+        found, None)
+    assert cands is found and [r.label for r in reads] == [5, 5]
 
 
 class _ScriptedDetector:
@@ -301,6 +348,9 @@ def test_another_look_must_read_the_dice_better():
     # Four dice read surely, and from further away one "die" covering them (a cluster of
     # small dice passing for a big one, read surely too): the four stay.
     assert not reads_better(_reads(0.98), _reads(1.0, 1.0, 1.0, 1.0, 0.5))
+    # Asked for a margin: more surely by more than it.
+    assert reads_better(_reads(0.95), _reads(0.9), 0.04)
+    assert not reads_better(_reads(0.93), _reads(0.9), VGA_SURER)
 
 
 def test_a_look_from_further_that_loses_dice_is_not_taken():
