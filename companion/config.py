@@ -35,6 +35,7 @@ class CameraConfig:
     replay_hold: float = 4.0
     replay_transition: float = 0.8
     keep_photos: int = 500  # frames whose roll the players gave or fixed, at most (0: none)
+    models: str = ""  # a model folder (vision/training/retrain.py); "" = the bundled one
 
     def options(self, settings: Any = None) -> dict[str, Any]:
         """Keyword options for `hardware.camera.open_camera(self.spec, **options)`.
@@ -211,6 +212,15 @@ def _segments(value: Any) -> dict[str, Any]:
     return value
 
 
+def _models(value: Any) -> str:
+    folder = _text(value)
+    if folder and not all((Path(folder).expanduser() / f).is_file()
+                          for f in ("detector.onnx", "faces.json")):
+        raise Expected('a model folder holding detector.onnx and faces.json (made by '
+                       'python -m vision.training.retrain), or "" for the bundled one')
+    return folder
+
+
 def _gpio(value: Any) -> tuple[dict[str, Any], ...]:
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
         raise Expected("a list of [[leds.gpio]] tables")
@@ -228,6 +238,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "replay_hold": _number(0, 3600),
         "replay_transition": _number(0, 60),
         "keep_photos": _count,
+        "models": _models,
     },
     "leds": {
         "backend": _choice(*BACKENDS),

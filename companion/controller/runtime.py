@@ -160,6 +160,8 @@ def build_runtime(config: Any, *, data_dir: Path, camera: str | None, keeper: Pr
     """Everything `serve` runs, from a `companion.config.Config` plus the command line."""
     advisor = TableAdvisor(advisor_folder(data_dir))
     camera_config = dataclasses.replace(config.camera, spec=camera) if camera else config.camera
+    if camera_config.models:  # weights retrained on this table's photos (vision.onnxnets)
+        os.environ["DICE_MODELS"] = str(Path(camera_config.models).expanduser())
     table = Table(GameStore(Path(data_dir) / "games.sqlite3"), advisor=advisor,
                   photos=photo_log(camera_config, data_dir))
     runtime = Runtime(table)

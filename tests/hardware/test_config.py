@@ -70,6 +70,7 @@ def test_pi_config_switches_on_the_pi_devices(tmp_path):
         ('[camera]\nspec = "webcam"\n', "camera.spec must be a camera spec"),
         ("[camera]\nsize = [640]\n", "camera.size must be [width, height]"),
         ("[camera]\nkeep_photos = -1\n", "camera.keep_photos must be a whole number, 0 or more"),
+        ('[camera]\nmodels = "/nowhere"\n', "camera.models must be a model folder holding"),
         ("[buttons]\nroll = 99\n", "buttons.roll must be a GPIO number from 0 to 27"),
         ("[buttons]\nroll = 6\n", "buttons: two buttons share a pin"),
         ("[server]\nport = 0\n", "server.port must be a port number"),
@@ -163,3 +164,18 @@ def test_picamera_options_carry_the_profile_settings():
 
 def test_the_example_is_valid_toml_for_tomllib():
     tomllib.loads(example_config_text())
+
+
+def test_retrained_models_are_read_from_the_configured_folder(tmp_path, monkeypatch):
+    import shutil
+
+    from companion.controller.runtime import build_runtime, load_keeper
+    from vision.onnxnets import MODEL_DIR, model_dir
+
+    folder = tmp_path / "retrained"
+    shutil.copytree(MODEL_DIR, folder)
+    config = load_config(write(tmp_path, f'[camera]\nmodels = "{folder}"\n'))
+    assert config.camera.models == str(folder)
+    monkeypatch.delenv("DICE_MODELS", raising=False)
+    build_runtime(config, data_dir=tmp_path, camera="none", keeper=load_keeper(None, tmp_path))
+    assert model_dir() == folder

@@ -1,0 +1,87 @@
+"""vision.training.retrain: the whole recipe in one command, checked without torch (the
+training steps are stood in for by copies of the bundled networks; the temperature
+fit runs for real on the bundled sample photos)."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from vision.onnxnets import MODEL_DIR
+from vision.training import retrain
+
+SAMPLES = Path(__file__).resolve().parents[2] / "vision" / "samples"
+
+
+def _value(command, flag):
+    return command[command.index(flag) + 1]
+
+
+class _StandInTrainer:
+    """Runs each stage like run_side_by_side, but a training command only writes what
+    train.py would (the bundled networks), recording what it was asked."""
+
+    def __init__(self):
+        self.commands = []
+
+    def __call__(self, commands):
+        for c in commands:
+            self.commands.append(list(c))
+            if "vision.training.train" in c:
+                out = Path(_value(c, "--out"))
+                name = "detector.onnx" if "--det-only" in c else "faces.onnx"
+                assert name == "detector.onnx" or (out / "detector.onnx").is_file()
+                shutil.copy(MODEL_DIR / name, out / name)
+            else:
+                subprocess.run(c, check=True, cwd=retrain.REPO)
+
+
+def _photos(tmp_path):
+    extra = tmp_path / "dice-photos"
+    shutil.copytree(SAMPLES / "matteop65-train", extra)
+    return extra
+
+
+def test_retrain_runs_the_recipe_with_the_table_photos(tmp_path):
+    extra, out = _photos(tmp_path), tmp_path / "models"
+    trainer = _StandInTrainer()
+    assert retrain.retrain(out, SAMPLES, [extra], runner=trainer) == out
+    trains = [c for c in trainer.commands if "vision.training.train" in c]
+    assert len(trains) == 3 and all(_value(c, "--extra-set") == str(extra) for c in trains)
+    detector, a, b = trains
+    assert "--det-only" in detector and _value(detector, "--det-steps") == "5000"
+    assert _value(detector, "--seed") == "4"
+    assert [(_value(c, "--seed"), _value(c, "--face-steps")) for c in (a, b)] == [
+        ("7", "8000"), ("5", "8000")]
+    assert all("--skip-det" in c and _value(c, "--threads") == "1" for c in (a, b))
+    # A model folder the reader takes: the members' temperatures fitted on the photos.
+    assert sorted(p.name for p in out.iterdir()) == [
+        "detector.onnx", "faces.json", "faces.onnx", "faces_b.onnx", "train_meta.json"]
+    members = json.loads((out / "faces.json").read_text())["members"]
+    assert [m["file"] for m in members] == ["faces.onnx", "faces_b.onnx"]
+    assert all(0.3 <= m["temperature"] <= 5 for m in members)
+    meta = json.loads((out / "train_meta.json").read_text())
+    assert meta["extra_sets"] == [str(extra)] and meta["detector"]["steps"] == 5000
+
+
+def test_retrain_smoke_scale_and_bad_folders(tmp_path):
+    plan = retrain.stages(tmp_path, SAMPLES, [tmp_path / "x"], scale=0.01)
+    assert [_value(plan[0][0], "--det-steps")] + [_value(c, "--face-steps") for c in plan[1]] \
+        == ["50", "80", "80"]
+    with pytest.raises(FileNotFoundError, match="not a labelled photo folder"):
+        retrain.retrain(tmp_path / "m", SAMPLES, [tmp_path / "nothing"], runner=_StandInTrainer())
+    with pytest.raises(FileNotFoundError, match="public photo sets are needed"):
+        retrain.retrain(tmp_path / "m", tmp_path, [_photos(tmp_path)], runner=_StandInTrainer())
+    assert retrain.main(["--extra-set", str(tmp_path / "nothing"), "--out",
+                         str(tmp_path / "m"), "--data", str(SAMPLES)]) == 2
+
+
+def test_a_failing_step_stops_the_recipe():
+    ok = [sys.executable, "-c", "pass"]
+    retrain.run_side_by_side([ok, ok])
+    with pytest.raises(RuntimeError, match="failed .exit 3."):
+        retrain.run_side_by_side([ok, [sys.executable, "-c", "raise SystemExit(3)"]])

@@ -1,0 +1,148 @@
+"""One command for new weights that have also seen a table's own dice.
+
+    python -m vision.training.retrain --extra-set DATA/dice-photos --out DIR
+                                      [--profile PROFILE] [--data ../shared/data/dice]
+
+The table keeps labelled photos of its own dice (vision/photolog.py). This runs the
+shipped recipe (vision/training/README.md) with those photos added, their held-out
+fifth excepted: the detector (5,000 steps, seed 4); then the two face classifiers
+(8,000 steps, seeds 7 and 5), side by side on one thread each, each mining its hard
+negatives with that detector; then each classifier's softmax temperature, fitted on
+the public validation photos. About 16 minutes on a 2-core laptop; needs the `train`
+extra (torch). DIR is then a model folder like vision/models. Last, the new weights
+and the bundled ones are scored side by side on the public validation photos and on
+the table's held-out photos (benchmarks/vision_accuracy.py), so you can see whether the
+new ones read better before using them (`DICE_MODELS=DIR`, or `models = "DIR"` in the
+configuration file's [camera] section).
+
+--steps-scale shrinks every training (0.01: a minute's smoke test of the whole chain,
+weights not worth using).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+DETECTOR = {"seed": 4, "steps": 5000}
+MEMBERS = ({"file": "faces.onnx", "seed": 7, "steps": 8000},
+           {"file": "faces_b.onnx", "seed": 5, "steps": 8000})
+
+Runner = Callable[[Sequence[Sequence[str]]], None]
+
+
+def _train(*args: object) -> list[str]:
+    return [sys.executable, "-m", "vision.training.train", *(str(a) for a in args)]
+
+
+def stages(out: Path, data: Path, extra: Sequence[Path], scale: float = 1.0
+           ) -> list[list[list[str]]]:
+    """The recipe's commands, stage by stage; the commands of one stage run side by side."""
+    sets = [a for d in extra for a in ("--extra-set", d)]
+    steps = [max(10, round(s * scale)) for s in (DETECTOR["steps"], *[m["steps"] for m in MEMBERS])]
+    detector = _train("--data", data, "--out", out, "--det-only", "--det-steps", steps[0],
+                      "--seed", DETECTOR["seed"], *sets)
+    members = [_train("--data", data, "--out", out / f"member-{m['seed']}", "--skip-det",
+                      "--face-steps", n, "--seed", m["seed"], "--threads", 1, *sets)
+               for m, n in zip(MEMBERS, steps[1:])]
+    calibrate = [sys.executable, "-m", "vision.training.calibrate", "--models", str(out),
+                 "--data", str(data), *[a for m in MEMBERS for a in ("--member", m["file"])]]
+    return [[detector], members, [calibrate]]
+
+
+def run_side_by_side(commands: Sequence[Sequence[str]]) -> None:
+    """Run the commands at once (in the repository, so `-m vision...` finds this code);
+    raise when one fails."""
+    procs = [subprocess.Popen(list(c), cwd=REPO) for c in commands]
+    codes = [p.wait() for p in procs]
+    for c, code in zip(commands, codes):
+        if code:
+            raise RuntimeError(f"this step failed (exit {code}): {' '.join(c)}")
+
+
+def retrain(out: Path, data: Path, extra: Sequence[Path], *, scale: float = 1.0,
+            runner: Runner = run_side_by_side) -> Path:
+    """Train a model folder `out` with the extra sets; the folder is returned."""
+    for d in extra:
+        if not (Path(d) / "manifest.json").is_file():
+            raise FileNotFoundError(f"{d} is not a labelled photo folder (no manifest.json)")
+    for name in ("byler-2019-12-08", "matteop65-train"):
+        if not (data / name / "manifest.json").is_file():
+            raise FileNotFoundError(f"the public photo sets are needed too: no {data / name}")
+    out.mkdir(parents=True, exist_ok=True)
+    detector, members, calibrate = stages(out, data, extra, scale)
+    runner(detector)
+    for m in MEMBERS:  # each member mines its hard negatives with the detector
+        (out / f"member-{m['seed']}").mkdir(exist_ok=True)
+        shutil.copy(out / "detector.onnx", out / f"member-{m['seed']}" / "detector.onnx")
+    runner(members)
+    for m in MEMBERS:
+        shutil.copy(out / f"member-{m['seed']}" / "faces.onnx", out / m["file"])
+    runner(calibrate)
+    meta = {"detector": {**DETECTOR, "steps": round(DETECTOR["steps"] * scale)},
+            **{m["file"]: {"seed": m["seed"], "steps": round(m["steps"] * scale)}
+               for m in MEMBERS},
+            "extra_sets": [str(d) for d in extra], "trained_on_validation": False,
+            "command": "python -m vision.training.retrain (vision/training/README.md)"}
+    (out / "train_meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+    for m in MEMBERS:
+        shutil.rmtree(out / f"member-{m['seed']}")
+    return out
+
+
+def compare(out: Path, data: Path, extra: Sequence[Path], profile: Path | None) -> None:
+    """The new weights and the bundled ones, scored on the same photos."""
+    bench = [sys.executable, str(REPO / "benchmarks" / "vision_accuracy.py")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(  # this code, not another installed copy
+        [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    for label, models in (("bundled weights", None), ("new weights", out)):
+        pick = ["--models", str(models)] if models else []
+        print(f"\n== {label} ==", flush=True)
+        subprocess.run([*bench, "--data", str(data), *pick], check=True, env=env)
+        for d in extra:
+            subprocess.run([*bench, "--data", str(d), *pick,
+                            *(["--profile", str(profile)] if profile else [])],
+                           check=True, env=env)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--extra-set", action="append", required=True, type=Path, metavar="DIR",
+                    help="a table's labelled photos (DATA/dice-photos); repeatable")
+    ap.add_argument("--out", type=Path, required=True, help="the new model folder")
+    ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "dice",
+                    help="the public photo sets (default: ../shared/data/dice)")
+    ap.add_argument("--profile", type=Path, help="the table's calibration profile, to score "
+                    "its photos as the table reads them")
+    ap.add_argument("--steps-scale", type=float, default=1.0)
+    ap.add_argument("--no-compare", action="store_true", help="skip the scoring at the end")
+    args = ap.parse_args(argv)
+    try:
+        out = retrain(args.out.resolve(), args.data.resolve(),
+                      [d.resolve() for d in args.extra_set], scale=args.steps_scale)
+    except (FileNotFoundError, RuntimeError) as e:
+        print(f"retrain: {e}", file=sys.stderr)
+        return 2
+    print(f"new weights in {out}")
+    if not args.no_compare:
+        try:
+            compare(out, args.data.resolve(), [d.resolve() for d in args.extra_set],
+                    args.profile)
+        except subprocess.CalledProcessError as e:
+            print(f"retrain: the weights are made, but scoring them failed: {e}",
+                  file=sys.stderr)
+            return 1
+    print(f"\nto read with them: DICE_MODELS={out}, or models = \"{out}\" under [camera] in "
+          "the configuration file")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
