@@ -66,11 +66,12 @@ def _check_frame(frame: Any) -> np.ndarray:
     return frame
 
 
-def even_light(frame: np.ndarray) -> np.ndarray:
+def even_light(frame: np.ndarray, balance: float = BALANCE) -> np.ndarray:
     """The frame as the networks like it: a coloured light evened out, so the brightest
     1% of each colour channel (white pips and dice, glints, a light tray) match, by at
-    most BALANCE times either way; then, if dim, brightened so that brightest 1% reaches
-    DIM, at most MAX_GAIN times. A well-lit, white-balanced frame is returned as it is.
+    most `balance` times either way (1: colours left alone); then, if dim, brightened so
+    that brightest 1% reaches DIM, at most MAX_GAIN times. A well-lit, white-balanced
+    frame is returned as it is.
 
     The networks learned from well-lit photos. On the byler validation photos
     (benchmarks/vision_robustness.py), half the light cost 5 of 158 dice and a third of
@@ -80,7 +81,7 @@ def even_light(frame: np.ndarray) -> np.ndarray:
     for c in range(3):  # each channel's 99th percentile, from its histogram (fast)
         cum = np.cumsum(cv2.calcHist([small], [c], None, [256], [0, 256]).ravel())
         top[c] = max(1.0, float(np.searchsorted(cum, 0.99 * cum[-1])))
-    gains = np.clip(top.mean() / top, 1 / BALANCE, BALANCE)
+    gains = np.clip(top.mean() / top, 1 / balance, balance)
     level = float((top * gains).mean())
     gains *= float(np.clip(DIM / level, 1.0, MAX_GAIN))
     if np.all(np.abs(gains - 1) < 0.05):
