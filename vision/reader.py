@@ -185,7 +185,7 @@ def read_at_the_right_scale(detector: DieDetector, faces: FaceReader, frame: np.
       for the default scale, if it loses no die the default look, or the closer look,
       read surely (loses_dice: a cluster of small dice with the tray between them can
       pass for one big die, read surely);
-    - else, in frames 640 px wide or wider, a closer look when the dice seem small
+    - otherwise, in frames 640 px wide or wider, a closer look when the dice seem small
       (zoom_in_on_small_dice). In a 640 px frame it must read them VGA_SURER more surely
       on average: the default look is at the detector's own scale there, and closer, a
       speck on the tray passes for a die showing 1 beside dice read as well as before.

@@ -29,12 +29,18 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from vision.training.data import SETS
+
 REPO = Path(__file__).resolve().parents[2]
 DETECTOR = {"seed": 4, "steps": 5000}
 MEMBERS = ({"file": "faces.onnx", "seed": 7, "steps": 8000},
            {"file": "faces_b.onnx", "seed": 5, "steps": 8000})
 
 Runner = Callable[[Sequence[Sequence[str]]], None]
+
+
+def _steps(n: int, scale: float) -> int:
+    return max(10, round(n * scale))
 
 
 def _train(*args: object) -> list[str]:
@@ -45,7 +51,7 @@ def stages(out: Path, data: Path, extra: Sequence[Path], scale: float = 1.0
            ) -> list[list[list[str]]]:
     """The recipe's commands, stage by stage; the commands of one stage run side by side."""
     sets = [a for d in extra for a in ("--extra-set", d)]
-    steps = [max(10, round(s * scale)) for s in (DETECTOR["steps"], *[m["steps"] for m in MEMBERS])]
+    steps = [_steps(s, scale) for s in (DETECTOR["steps"], *[m["steps"] for m in MEMBERS])]
     detector = _train("--data", data, "--out", out, "--det-only", "--det-steps", steps[0],
                       "--seed", DETECTOR["seed"], *sets)
     members = [_train("--data", data, "--out", out / f"member-{m['seed']}", "--skip-det",
@@ -72,7 +78,7 @@ def retrain(out: Path, data: Path, extra: Sequence[Path], *, scale: float = 1.0,
     for d in extra:
         if not (Path(d) / "manifest.json").is_file():
             raise FileNotFoundError(f"{d} is not a labelled photo folder (no manifest.json)")
-    for name in ("byler-2019-12-08", "matteop65-train"):
+    for name in SETS:
         if not (data / name / "manifest.json").is_file():
             raise FileNotFoundError(f"the public photo sets are needed too: no {data / name}")
     out.mkdir(parents=True, exist_ok=True)
@@ -85,8 +91,8 @@ def retrain(out: Path, data: Path, extra: Sequence[Path], *, scale: float = 1.0,
     for m in MEMBERS:
         shutil.copy(out / f"member-{m['seed']}" / "faces.onnx", out / m["file"])
     runner(calibrate)
-    meta = {"detector": {**DETECTOR, "steps": round(DETECTOR["steps"] * scale)},
-            **{m["file"]: {"seed": m["seed"], "steps": round(m["steps"] * scale)}
+    meta = {"detector": {**DETECTOR, "steps": _steps(DETECTOR["steps"], scale)},
+            **{m["file"]: {"seed": m["seed"], "steps": _steps(m["steps"], scale)}
                for m in MEMBERS},
             "extra_sets": [str(d) for d in extra], "trained_on_validation": False,
             "command": "python -m vision.training.retrain (vision/training/README.md)"}
