@@ -66,6 +66,22 @@ def _check_frame(frame: Any) -> np.ndarray:
     return frame
 
 
+def _brightest(frame: np.ndarray) -> np.ndarray:
+    """Each colour channel's 99th percentile (every 4th pixel), from its histogram (fast)."""
+    small = np.ascontiguousarray(frame[::4, ::4])
+    top = np.ones(3)
+    for c in range(3):
+        cum = np.cumsum(cv2.calcHist([small], [c], None, [256], [0, 256]).ravel())
+        top[c] = max(1.0, float(np.searchsorted(cum, 0.99 * cum[-1])))
+    return top
+
+
+def light_level(frame: np.ndarray) -> float:
+    """How bright the frame's brightest 1% is (0-255, the channels' mean): the public
+    photos are 170-215; in a room with a third of their light, about 60."""
+    return float(_brightest(frame).mean())
+
+
 def even_light(frame: np.ndarray, balance: float = BALANCE) -> np.ndarray:
     """The frame as the networks like it: a coloured light evened out, so the brightest
     1% of each colour channel (white pips and dice, glints, a light tray) match, by at
@@ -76,11 +92,7 @@ def even_light(frame: np.ndarray, balance: float = BALANCE) -> np.ndarray:
     The networks learned from well-lit photos. On the byler validation photos
     (benchmarks/vision_robustness.py), half the light cost 5 of 158 dice and a third of
     it 7; a cold light 7 and a warm lamp 3."""
-    small = np.ascontiguousarray(frame[::4, ::4])
-    top = np.ones(3)
-    for c in range(3):  # each channel's 99th percentile, from its histogram (fast)
-        cum = np.cumsum(cv2.calcHist([small], [c], None, [256], [0, 256]).ravel())
-        top[c] = max(1.0, float(np.searchsorted(cum, 0.99 * cum[-1])))
+    top = _brightest(frame)
     gains = np.clip(top.mean() / top, 1 / balance, balance)
     level = float((top * gains).mean())
     gains *= float(np.clip(DIM / level, 1.0, MAX_GAIN))
