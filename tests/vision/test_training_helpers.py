@@ -65,3 +65,41 @@ def test_dark_dice_are_sampled_more_often():
     cum = data.dark_weights([(img, labels)], dice, 3.0)
     assert np.allclose(cum, [0.75, 1.0])
     assert np.allclose(data.dark_weights([(img, labels)], dice, 1.0), [0.5, 1.0])
+
+
+def test_swap_colours_makes_a_light_die_dark_or_recolours_it():
+    die = np.full((20, 20, 3), (40, 200, 230), np.uint8)  # a yellow die ...
+    die[8:12, 8:12] = 10  # ... with a black pip
+    seen = set()
+    for seed in range(40):
+        out = augment.swap_colours(die, np.random.default_rng(seed))
+        assert out.shape == die.shape and out.dtype == np.uint8
+        body, pip = out[0, 0].astype(int), out[10, 10].astype(int)
+        if body.mean() < pip.mean():
+            seen.add("negative")  # a dark die with light pips
+        elif np.ptp(body) == 0:
+            seen.add("grey")
+        elif sorted(body) == sorted(die[0, 0]) and list(body) != list(die[0, 0]):
+            seen.add("shuffled")
+    assert seen == {"negative", "grey", "shuffled"}
+
+
+def test_solid_synthetic_die_keeps_its_top_face_in_the_middle():
+    """The more real-looking dice: side faces and glints around a top face that stays
+    centred, so the pasted label (the face's centre and side) still fits it."""
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        tile, alpha = synth.render_face(40, 5, rng, solid=True)
+        t = tile.shape[0]
+        assert tile.shape == (t, t, 3) and alpha.shape == (t, t) and t > 40
+        assert alpha.max() <= 1.0 and alpha.min() >= 0.0
+        c = t // 2
+        assert alpha[c - 15:c + 15, c - 15:c + 15].min() > 0.5  # the top face is solid
+        assert alpha[:3, :3].max() == 0  # the far corner is empty
+    flat, a = synth.render_face(40, 5, rng)
+    assert flat.shape == (40, 40, 3) and a.shape == (40, 40)
+    img = np.full((200, 300, 3), 120, np.uint8)
+    labels = synth.paste(img, np.zeros((0, 4), np.float32), rng, 6, solid=True)
+    assert len(labels) >= 1 and np.all((labels[:, 3] >= 1) & (labels[:, 3] <= 7))
+    for cx, cy, side, _ in labels:  # each label's centre has a pasted die on it
+        assert np.abs(img[int(cy), int(cx)].astype(int) - 120).max() > 0

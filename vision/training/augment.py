@@ -60,3 +60,14 @@ def affine(center: tuple[float, float], angle: float, scale: float, flip: bool,
 
 def transform_points(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return pts @ m[:, :2].T + m[:, 2]
+
+
+def swap_colours(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A light die with dark pips made a dark die with light pips (negative), the colour
+    channels shuffled, or the colour taken away: dice and trays unlike the photos'."""
+    r = rng.random()
+    if r < 0.5:
+        return 255 - img
+    if r < 0.8:
+        return np.ascontiguousarray(img[..., rng.permutation(3)])
+    return cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)

@@ -29,6 +29,14 @@ NOT_DIE = FACE_CLASSES - 1
 
 
 ANY_ANGLE = [False]  # every set's photos turned any angle, the angled webcam's too (--any-angle)
+SWAP = [0.0]  # chance of a sample's colours inverted, shuffled or taken away (--colour-swap)
+
+
+def recolour(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """With --colour-swap P: with chance P, augment.swap_colours (else no rng drawn)."""
+    if SWAP[0] and rng.random() < SWAP[0]:
+        return augment.swap_colours(img, rng)
+    return img
 
 
 def _rotation_range(photo: data.Photo) -> float:
@@ -51,7 +59,7 @@ def det_sample(photo: data.Photo, image: np.ndarray, labels: np.ndarray,
     fill = cv2.mean(image)[:3]
     out = cv2.warpAffine(image, m, (PATCH, PATCH), flags=cv2.INTER_AREA,
                          borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
-    out = augment.photometric(out, rng)
+    out = recolour(augment.photometric(out, rng), rng)
     pts = augment.transform_points(m, labels[:, :2]) if len(labels) else np.zeros((0, 2))
     lab = np.concatenate([pts, labels[:, 2:3] * scale], 1) if len(labels) else np.zeros((0, 3))
     inside = (lab[:, 0] >= 0) & (lab[:, 0] < PATCH) & (lab[:, 1] >= 0) & (lab[:, 1] < PATCH)
@@ -87,14 +95,18 @@ def to_tensor(imgs: list[np.ndarray]) -> torch.Tensor:
     return torch.from_numpy(a.transpose(0, 3, 1, 2).copy())
 
 
-def pool_of(photos: list[data.Photo], rng: np.random.Generator) -> list[tuple]:
-    """Each photo as it is and once with synthetic dice pasted in (incl. pip-less faces)."""
+def pool_of(photos: list[data.Photo], rng: np.random.Generator, copies: int = 1,
+            solid: bool = False) -> list[tuple]:
+    """Each photo as it is and `copies` times with synthetic dice pasted in (incl.
+    pip-less faces; `solid`: synth.render_face's more real-looking dice)."""
     pool = []
     for p in photos:
         pool.append((p, p.image, p.labels))
-        img = p.image.copy()
-        labels = synth.paste(img, p.labels, rng, int(rng.integers(2, 6)), event_share=0.5)
-        pool.append((p, img, labels))
+        for _ in range(copies):
+            img = p.image.copy()
+            labels = synth.paste(img, p.labels, rng, int(rng.integers(2, 6)), event_share=0.5,
+                                 solid=solid)
+            pool.append((p, img, labels))
     return pool
 
 
@@ -213,7 +225,7 @@ def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
     t0 = time.time()
     for step in range(steps):
         batch = [face_sample(pool, dice, negatives, rng, positives, cum) for _ in range(64)]
-        x = to_tensor([augment.photometric(b[0], rng, AUG[0]) for b in batch])
+        x = to_tensor([recolour(augment.photometric(b[0], rng, AUG[0]), rng) for b in batch])
         y = torch.tensor([b[1] for b in batch])
         loss = F.cross_entropy(net(x), y)
         opt.zero_grad()
@@ -306,7 +318,15 @@ def main() -> None:
     ap.add_argument("--det-big", default="0,2",
                     help="SHARE,MAX: this share of detector patches zoomed in 1.35-MAX times "
                          "further than the usual 0.7-1.35 (dice photographed close)")
+    ap.add_argument("--colour-swap", type=float, default=0.0,
+                    help="chance of a training sample's colours inverted, shuffled or made "
+                         "grey (both networks): dice and trays unlike the photos'")
+    ap.add_argument("--synth-copies", type=int, default=1,
+                    help="copies of each photo with synthetic dice pasted in")
+    ap.add_argument("--solid-synth", action="store_true",
+                    help="synthetic dice with side faces, glints and translucent bodies")
     args = ap.parse_args()
+    SWAP[0] = args.colour_swap
     torch.set_num_threads(args.threads)
     CROP_SIZE[0] = args.crop
     AUG[0] = args.face_aug
@@ -327,7 +347,7 @@ def main() -> None:
     photos += [data.Photo("garbage", f"garbage-{i}", synth.garbage(480, 640, rng),
                           np.zeros((0, 4), np.float32), False) for i in range(args.garbage)]
     print(f"training on {len(photos)} photos, {sum(len(p.labels) for p in photos)} dice")
-    pool = pool_of(photos, rng)
+    pool = pool_of(photos, rng, args.synth_copies, args.solid_synth)
     args.out.mkdir(parents=True, exist_ok=True)
     det_path = args.out / "detector.onnx"
     if not args.skip_det:
@@ -348,7 +368,8 @@ def main() -> None:
             "input_norm": bool(args.input_norm), "dark_weight": args.dark_weight,
             "train_share": args.train_share, "face_aug": args.face_aug, "paint": args.paint,
             "any_angle": args.any_angle, "only_set": args.only_set,
-            "extra_sets": [str(p) for p in args.extra_set]}
+            "extra_sets": [str(p) for p in args.extra_set], "colour_swap": args.colour_swap,
+            "synth_copies": args.synth_copies, "solid_synth": args.solid_synth}
     (args.out / "train_meta.json").write_text(json.dumps(meta, indent=1))
 
 
