@@ -74,14 +74,14 @@ def render_face(side: int, value: int, rng: np.random.Generator, solid: bool = F
     pips = np.zeros((big, big), np.uint8)
     if solid and rng.random() < 0.7:
         _side_faces(tile, mask, pips, pad, s, body, pip, rng)
-    top = tile[pad:pad + s, pad:pad + s].copy()
+    top = np.zeros((s, s, 3), np.uint8)
+    top[:] = body
     r = int(s * rng.uniform(0.08, 0.2))
     face = np.zeros((s, s), np.uint8)
     cv2.rectangle(face, (r, 0), (s - r, s), 255, -1)
     cv2.rectangle(face, (0, r), (s, s - r), 255, -1)
     for cx, cy in ((r, r), (s - r, r), (r, s - r), (s - r, s - r)):
         cv2.circle(face, (cx, cy), r, 255, -1)
-    top[:] = body
     if rng.random() < 0.35:
         top = _marble(top, rng)
     shade = np.linspace(rng.uniform(0.75, 1.0), rng.uniform(0.9, 1.15), s)[None, :, None]
