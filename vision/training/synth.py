@@ -68,12 +68,13 @@ def render_face(side: int, value: int, rng: np.random.Generator, solid: bool = F
     pad = int(0.4 * s) if solid else 0
     big = s + 2 * pad
     body, pip = _colors(rng)
-    tile = np.zeros((big, big, 3), np.uint8)
-    tile[:] = body
-    mask = np.zeros((big, big), np.uint8)
-    pips = np.zeros((big, big), np.uint8)
-    if solid and rng.random() < 0.7:
-        _side_faces(tile, mask, pips, pad, s, body, pip, rng)
+    if solid:  # the whole die: side faces first, the top face drawn over them below
+        tile = np.zeros((big, big, 3), np.uint8)
+        tile[:] = body
+        mask = np.zeros((big, big), np.uint8)
+        pips = np.zeros((big, big), np.uint8)
+        if rng.random() < 0.7:
+            _side_faces(tile, mask, pips, pad, s, body, pip, rng)
     top = np.zeros((s, s, 3), np.uint8)
     top[:] = body
     r = int(s * rng.uniform(0.08, 0.2))
@@ -105,7 +106,7 @@ def render_face(side: int, value: int, rng: np.random.Generator, solid: bool = F
         g = cv2.GaussianBlur(g, (0, 0), s * rng.uniform(0.04, 0.12))
         g = g / g.max() * rng.uniform(60, 200)
         top = np.clip(top + g[..., None], 0, 255).astype(np.uint8)
-    if pad:
+    if solid:
         inside = face > 0
         tile[pad:pad + s, pad:pad + s][inside] = top[inside]
         mask[pad:pad + s, pad:pad + s] = np.maximum(mask[pad:pad + s, pad:pad + s], face)
