@@ -176,6 +176,9 @@ def test_retrained_models_are_read_from_the_configured_folder(tmp_path, monkeypa
     shutil.copytree(MODEL_DIR, folder)
     config = load_config(write(tmp_path, f'[camera]\nmodels = "{folder}"\n'))
     assert config.camera.models == str(folder)
-    monkeypatch.delenv("DICE_MODELS", raising=False)
+    # "" reads the bundled models; set through monkeypatch, so the DICE_MODELS that
+    # build_runtime sets is taken back after the test instead of leaking into the next
+    monkeypatch.setenv("DICE_MODELS", "")
+    assert model_dir() == MODEL_DIR
     build_runtime(config, data_dir=tmp_path, camera="none", keeper=load_keeper(None, tmp_path))
     assert model_dir() == folder
