@@ -7,17 +7,21 @@ the same crop turned a quarter turn (a die face reads the same either way), by t
 independently trained classifiers: classes are the faces 1-6, "a face without pips"
 (blank / symbol: the Event die) and "not a die". Confidence is the mean of the members'
 temperature-calibrated softmax, capped when any view disagrees, so an unsure read is
-reported as unsure.
+reported as unsure. A member may carry a "head": its last layer refitted on a table's
+own dice (vision/adapt.py), read from a small .npz beside it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from vision.onnxnets import load_meta, load_net, model_dir
+from vision.onnxnets import load_meta, load_net, model_dir, stamp
+
+FEATURES = "features"  # a classifier's output: what its last layer reads (vision/adapt.py)
 
 CROP = 36
 CROP_SCALE = 1.25
@@ -107,6 +111,22 @@ class FaceRead:
 VIEWS: tuple[int | None, ...] = (None, cv2.ROTATE_90_CLOCKWISE)
 
 
+def load_head(path: str) -> tuple[np.ndarray, np.ndarray]:
+    """A refitted last layer: (weight (8, K), bias (8,)) float32, from an .npz file."""
+    return _load_head(path, stamp(path))
+
+
+@lru_cache(maxsize=8)
+def _load_head(path: str, _stamp: int) -> tuple[np.ndarray, np.ndarray]:
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"classifier head missing: {path}")
+    with np.load(path) as f:
+        weight, bias = f["weight"].astype(np.float32), f["bias"].astype(np.float32)
+    if weight.ndim != 2 or weight.shape[0] != 8 or bias.shape != (8,):
+        raise ValueError(f"{path}: a head is an (8, K) weight and an (8,) bias")
+    return weight, bias
+
+
 def _views(crop: np.ndarray) -> list[np.ndarray]:
     return [crop if v is None else cv2.rotate(crop, v) for v in VIEWS]
 
@@ -121,13 +141,14 @@ class FaceReader:
     """Batched face classification of all candidates of a frame.
 
     The model folder's faces.json lists the classifiers (independently trained, each
-    with its own softmax temperature); their calibrated probabilities are averaged, and
-    the confidence is capped at DISAGREE_CAP unless every view of every member agrees.
+    with its own softmax temperature, and optionally a refitted last layer, "head");
+    their calibrated probabilities are averaged, and the confidence is capped at
+    DISAGREE_CAP unless every view of every member agrees.
     """
 
     def __init__(self, folder: str | Path | None = None,
                  members: list[dict] | None = None, *, paint: bool = True) -> None:
-        """members: [{"file", "temperature", "crop"}] instead of those in faces.json.
+        """members: [{"file", "temperature", "crop", "head"}] instead of those in faces.json.
         paint: paint the other candidates out of each crop (paint_neighbours). Off where
         the question is whether candidates are whole dice at all (calibration's zooms):
         a piece of a die, its other pieces painted away, looks like a whole face."""
@@ -139,6 +160,8 @@ class FaceReader:
         self.members = [(str(folder / m["file"]), float(m["temperature"]),
                          int(m.get("crop", CROP)))
                         for m in members]
+        self.heads = [load_head(str(folder / m["head"])) if m.get("head") else None
+                      for m in members]
 
     @staticmethod
     def blob(frame: np.ndarray, centers: list[tuple[float, float]], sides: list[float],
@@ -170,7 +193,13 @@ class FaceReader:
         path, _, size = self.members[member]
         if blob is None:
             blob = self.blob(frame, centers, sides, size, self.paint)
-        return load_net(path).run(blob).reshape(len(centers), len(VIEWS), -1).transpose(1, 0, 2)
+        head = self.heads[member]
+        if head is None:
+            z = load_net(path).run(blob)
+        else:
+            weight, bias = head
+            z = load_net(path).outputs(blob, [FEATURES])[0] @ weight.T + bias
+        return z.reshape(len(centers), len(VIEWS), -1).transpose(1, 0, 2)
 
     def read_candidates(self, frame: np.ndarray, cands: list) -> list[FaceRead]:
         """read() of detector candidates (anything with .center and .side, frame px)."""

@@ -28,9 +28,19 @@ def model_dir() -> Path:
     return Path(os.environ.get("DICE_MODELS") or MODEL_DIR)
 
 
+OUTPUT = "y"  # the output every exported network has (train.py export); a face
+# classifier may also have "features", what its last layer reads (vision/adapt.py)
+
+
 class Net(Protocol):
     def run(self, blob: np.ndarray) -> np.ndarray:
-        """The network's output for an (N, 3, H, W) float32 input."""
+        """The network's output ("y") for an (N, 3, H, W) float32 input."""
+
+    def outputs(self, blob: np.ndarray, names: list[str]) -> list[np.ndarray]:
+        """The named outputs for an (N, 3, H, W) float32 input."""
+
+    def output_names(self) -> list[str]:
+        """The names of the network's outputs."""
 
 
 class OpenCVNet:
@@ -40,10 +50,23 @@ class OpenCVNet:
         self.net = cv2.dnn.readNetFromONNX(path)
         self.net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
         self.net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
+        self.names = list(self.net.getUnconnectedOutLayersNames())
 
     def run(self, blob: np.ndarray) -> np.ndarray:
+        # forward() alone gives the last layer's output, which is not "y" when the
+        # file has more outputs.
+        return self.outputs(blob, [OUTPUT])[0] if OUTPUT in self.names else self._forward(blob)
+
+    def _forward(self, blob: np.ndarray) -> np.ndarray:
         self.net.setInput(blob)
         return self.net.forward()
+
+    def outputs(self, blob: np.ndarray, names: list[str]) -> list[np.ndarray]:
+        self.net.setInput(blob)
+        return list(self.net.forward(names))
+
+    def output_names(self) -> list[str]:
+        return self.names
 
 
 class OrtNet:
@@ -59,9 +82,16 @@ class OrtNet:
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
         self.input = self.session.get_inputs()[0].name
+        self.names = [o.name for o in self.session.get_outputs()]
 
     def run(self, blob: np.ndarray) -> np.ndarray:
-        return self.session.run(None, {self.input: blob})[0]
+        return self.session.run(self.names[:1], {self.input: blob})[0]
+
+    def outputs(self, blob: np.ndarray, names: list[str]) -> list[np.ndarray]:
+        return self.session.run(names, {self.input: blob})
+
+    def output_names(self) -> list[str]:
+        return self.names
 
 
 def runtime() -> str:
@@ -104,7 +134,21 @@ def _load(path: str, which: str, threads: int) -> Net:
     return OpenCVNet(path)
 
 
-@lru_cache(maxsize=8)
+def stamp(path: str | Path) -> int:
+    """The file's modification time (ns), 0 when it is missing: part of a cache key, so
+    a model folder rewritten in place (vision/adapt.py) is read again."""
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return 0
+
+
 def load_meta(path: str) -> dict[str, Any]:
+    """A model folder's JSON file (faces.json), {} when it is missing."""
+    return _load_meta(path, stamp(path))
+
+
+@lru_cache(maxsize=8)
+def _load_meta(path: str, _stamp: int) -> dict[str, Any]:
     p = Path(path)
     return json.loads(p.read_text()) if p.is_file() else {}

@@ -25,7 +25,7 @@ from vision.color import die_color
 from vision.detect import DET_SIDE, Candidate, DieDetector, full_frame_scale
 from vision.event import event_face
 from vision.faces import DISAGREE_CAP, FaceRead, FaceReader
-from vision.onnxnets import model_dir
+from vision.onnxnets import model_dir, stamp
 from vision.quality import frame_warnings
 from vision.types import EVENT, SOLDIER, DiceWarning, Die, Reading
 
@@ -324,8 +324,12 @@ def unreadable_warnings(dice: list[Die]) -> list[DiceWarning]:
             for d in dice if d.kind == SOLDIER and d.confidence < UNSURE]
 
 
-@lru_cache(maxsize=4)
 def _models(folder: str) -> tuple[DieDetector, FaceReader]:
+    return _models_of(folder, stamp(Path(folder) / "faces.json"))
+
+
+@lru_cache(maxsize=4)
+def _models_of(folder: str, _stamp: int) -> tuple[DieDetector, FaceReader]:
     return DieDetector(Path(folder) / "detector.onnx"), FaceReader(folder)
 
 

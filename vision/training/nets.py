@@ -45,8 +45,12 @@ class FaceNet(nn.Module):
             nn.AvgPool2d(crop // 12), nn.Flatten())  # 3x3 cells kept: where the pips are matters
         self.fc = nn.Linear(4 * w * 9, FACE_CLASSES)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def features(self, x: torch.Tensor) -> torch.Tensor:
+        """What the last layer (fc) reads: the pooled 3x3 cells (N, 4 * width * 9)."""
         if self.norm:
             x = x - x.mean(dim=(2, 3), keepdim=True)
             x = x / torch.sqrt((x * x).mean(dim=(2, 3), keepdim=True) + 4e-4)
-        return self.fc(self.body(x))
+        return self.body(x)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(self.features(x))

@@ -266,9 +266,25 @@ def export(net: torch.nn.Module, shape: tuple[int, ...], path: Path) -> None:
     net.eval()
     out_dims = net(torch.zeros(shape)).dim()
     axes = {0: "n", 2: "h", 3: "w"} if out_dims == 4 else {0: "n"}
+    names, dynamic = ["y"], {"x": axes, "y": axes}
+    if isinstance(net, FaceNet):  # also what its last layer reads (vision/adapt.py)
+        net, names = WithFeatures(net).eval(), ["y", "features"]
+        dynamic["features"] = {0: "n"}
     torch.onnx.export(net, torch.zeros(shape), str(path), opset_version=11,
-                      input_names=["x"], output_names=["y"], dynamo=False,
-                      dynamic_axes={"x": axes, "y": axes})
+                      input_names=["x"], output_names=names, dynamo=False,
+                      dynamic_axes=dynamic)
+
+
+class WithFeatures(torch.nn.Module):
+    """A face classifier whose ONNX file also gives the features its last layer reads."""
+
+    def __init__(self, net: FaceNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        f = self.net.features(x)
+        return self.net.fc(f), f
 
 
 def main() -> None:
