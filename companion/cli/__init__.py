@@ -21,6 +21,7 @@ SUBCOMMANDS: list[str] = [
     "advise",
     "read",
     "calibrate",
+    "learn_dice",
     "serve",
 ]
 

@@ -156,12 +156,39 @@ def photo_log(camera_config: Any, data_dir: Path) -> Any:
     return PhotoLog(Path(data_dir) / "dice-photos", limit=camera_config.keep_photos)
 
 
+def models_folder(camera_config: Any, data_dir: Path, *, learned: bool = True) -> Path:
+    """The dice reader's weights: `models` under [camera] when set (retrained on a
+    laptop, vision/training/retrain.py), else with `learned` DATA/our-dice when
+    `dragon-farkle learn-dice` installed it, else the bundled ones ($DICE_MODELS while
+    developing: vision.onnxnets.model_dir)."""
+    from vision.onnxnets import model_dir
+
+    if camera_config.models:
+        return Path(camera_config.models).expanduser()
+    ours = Path(data_dir) / "our-dice"
+    if learned and (ours / "faces.json").is_file():
+        from vision.faces import FaceReader
+
+        try:
+            FaceReader(ours)  # reads faces.json and the learned layers
+        except (OSError, ValueError) as err:
+            log.warning("not using the learned dice weights in %s (%s): using the bundled "
+                        "ones; run `dragon-farkle learn-dice` again", ours, err)
+            return model_dir()
+        return ours
+    return model_dir()
+
+
 def build_runtime(config: Any, *, data_dir: Path, camera: str | None, keeper: ProfileKeeper) -> Runtime:
     """Everything `serve` runs, from a `companion.config.Config` plus the command line."""
     advisor = TableAdvisor(advisor_folder(data_dir))
     camera_config = dataclasses.replace(config.camera, spec=camera) if camera else config.camera
-    if camera_config.models:  # weights retrained on this table's photos (vision.onnxnets)
-        os.environ["DICE_MODELS"] = str(Path(camera_config.models).expanduser())
+    from vision.onnxnets import model_dir
+
+    models = models_folder(camera_config, data_dir)
+    if models != model_dir():  # weights retrained or learned on this table's photos
+        log.info("reading dice with the weights in %s", models)
+        os.environ["DICE_MODELS"] = str(models)
     table = Table(GameStore(Path(data_dir) / "games.sqlite3"), advisor=advisor,
                   photos=photo_log(camera_config, data_dir))
     runtime = Runtime(table)

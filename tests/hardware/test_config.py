@@ -182,3 +182,27 @@ def test_retrained_models_are_read_from_the_configured_folder(tmp_path, monkeypa
     assert model_dir() == MODEL_DIR
     build_runtime(config, data_dir=tmp_path, camera="none", keeper=load_keeper(None, tmp_path))
     assert model_dir() == folder
+
+
+def test_dice_learned_at_the_table_are_read_with_unless_models_is_set(tmp_path, monkeypatch,
+                                                                       caplog):
+    import json
+    import shutil
+
+    from companion.controller.runtime import models_folder
+    from vision.onnxnets import MODEL_DIR
+
+    monkeypatch.setenv("DICE_MODELS", "")
+    camera = CameraConfig()
+    assert models_folder(camera, tmp_path) == MODEL_DIR  # nothing learned yet
+    ours = tmp_path / "our-dice"
+    shutil.copytree(MODEL_DIR, ours)
+    assert models_folder(camera, tmp_path) == ours
+    assert models_folder(camera, tmp_path, learned=False) == MODEL_DIR
+    assert models_folder(CameraConfig(models=str(MODEL_DIR)), tmp_path) == MODEL_DIR
+    # A learned folder that does not load (a head file lost) falls back to the bundled one.
+    meta = json.loads((ours / "faces.json").read_text())
+    meta["members"][0]["head"] = "gone.head.npz"
+    (ours / "faces.json").write_text(json.dumps(meta))
+    assert models_folder(camera, tmp_path) == MODEL_DIR
+    assert "not using the learned dice weights" in caplog.text

@@ -82,9 +82,29 @@ def test_runtimes_benchmark_reads_alike_with_both():
     assert done.stdout.count("dice read differently: 0,") == 2, done.stdout
 
 
+def test_adapt_benchmark_learns_one_set_and_scores_its_validation_photos(tmp_path):
+    import json
+    import shutil
+
+    # The bundled photos are all validation photos: a set with 10 to learn from.
+    table = tmp_path / "table-dice"
+    shutil.copytree(SAMPLES / "byler-2019-12-08", table)
+    manifest = json.loads((table / "manifest.json").read_text())
+    for i, e in enumerate(manifest["images"]):
+        e["split"] = "test" if i < 2 else "train"
+    (table / "manifest.json").write_text(json.dumps(manifest))
+    done = _run("vision_adapt.py", "--data", str(tmp_path), "--table", "table-dice",
+                "--photos", "0")
+    assert done.returncode == 0, done.stderr
+    assert "anchors byler-2019-12-08, matteop65-train;" in done.stdout
+    assert "learned from 10 photos" in done.stdout
+    rows = [r for r in done.stdout.splitlines() if " correct " in r and " wrong>=0.9 " in r]
+    assert len(rows) == 2 and "learned in" in rows[1], done.stdout
+
+
 @pytest.mark.parametrize("script", ["vision_accuracy.py", "vision_wide_view.py",
                                     "vision_robustness.py", "vision_close_view.py",
-                                    "vision_runtimes.py"])
+                                    "vision_runtimes.py", "vision_adapt.py"])
 def test_benchmark_says_when_the_data_is_missing(script, tmp_path):
     done = _run(script, "--data", str(tmp_path / "nothing"))
     assert done.returncode == 2 and "No dice data found" in done.stdout

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.adapt import best_temperature, nll
 from vision.detect import DieDetector
 from vision.evaluate import match
 from vision.faces import CROP, NOT_DIE, FaceReader
@@ -54,16 +55,8 @@ def collect(models: Path, data: Path, members: list[dict]
     return [np.concatenate(z) for z in zs], np.concatenate(ys)
 
 
-def nll(z: np.ndarray, y: np.ndarray, t: float) -> float:
-    s = z / t
-    s = s - s.max(1, keepdims=True)
-    logp = s - np.log(np.exp(s).sum(1, keepdims=True))
-    return float(-logp[np.arange(len(y)), y].mean())
-
-
 def fit(z: np.ndarray, y: np.ndarray) -> float:
-    grid = np.exp(np.linspace(np.log(0.3), np.log(5), 200))
-    t = float(grid[np.argmin([nll(z, y, g) for g in grid])])
+    t = best_temperature(z, y)
     p = np.exp(z / t - (z / t).max(1, keepdims=True))
     p /= p.sum(1, keepdims=True)
     pred, conf = p.argmax(1), p.max(1)

@@ -1,0 +1,96 @@
+"""Learning a table's own dice on the Pi (vision/adapt.py, `dragon-farkle learn-dice`).
+
+    .venv/bin/python benchmarks/vision_adapt.py [--data DIR] [--base DIR] [--table SET]
+                                                [--photos 10,20,40,0]
+
+One public set stands in for the game box's dice (--table, default byler-2019-12-08).
+For each count N (0: all), its first N training photos play the table's checked photos;
+the last layers of --base's classifiers are refitted on them (with the bundled sample
+photos of the other sets as anchors); then the set's validation photos, which are
+never learned from, are read with --base and with the refitted weights. Printed: dice
+read correctly / dice labelled, missed, false dice, wrong with confidence >= 0.9, and
+the seconds learning took (one process; numpy may use both cores).
+
+--base should be weights that never saw the --table set, or the gain is that of dice
+the networks know already. The bundled weights saw both public sets, so make them with
+the training recipe: `python -m vision.training.train --only-set matteop65-train ...`
+(vision/training/README.md, tenth session), then
+`python -m vision.training.add_features DIR`. Without --base the bundled weights are
+used: that measures what learning costs on dice they already read well.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from vision_accuracy import _is_validation, data_arguments
+
+
+def table_log(folder: Path, entries: list[dict], held: list[dict], where: Path) -> Path:
+    """A photo log in `where` holding `entries` to learn from and `held` held out."""
+    where.mkdir(parents=True)
+    (where / "images").symlink_to(folder.resolve() / "images", target_is_directory=True)
+    images = [{**e, "split": "train"} for e in entries] + [{**e, "split": "test"} for e in held]
+    (where / "manifest.json").write_text(json.dumps({"images": images}))
+    return where
+
+
+def _line(name: str, t, seconds: float | None = None) -> str:
+    took = "" if seconds is None else f"  learned in {seconds:.1f} s"
+    return (f"{name:<36} correct {t.correct}/{t.labelled} ({100 * t.correct / max(1, t.labelled):.1f}%)"
+            f"  missed {t.missed}  false {t.false}  wrong>=0.9 {t.wrong_confident}{took}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    data_arguments(ap)
+    ap.add_argument("--base", type=Path, help="model folder to start from (default: bundled)")
+    ap.add_argument("--table", default="byler-2019-12-08", help="the set standing in for a table's dice")
+    ap.add_argument("--photos", default="10,20,40,0", help="photo counts to learn from (0: all)")
+    args = ap.parse_args()
+    folder = args.data / args.table
+    if not (folder / "manifest.json").is_file():
+        print(f"No dice data found at {folder}: pass --data DIR (or set DICE_DATA) and --table SET.")
+        return 2
+    cv2.setNumThreads(1)
+    from vision.adapt import SAMPLES, AdaptError, learn, score_set
+    from vision.onnxnets import MODEL_DIR
+
+    base = args.base or MODEL_DIR
+    entries = json.loads((folder / "manifest.json").read_text())["images"]
+    held = [e for e in entries if _is_validation(args.table, e)]
+    train = [e for e in entries if not _is_validation(args.table, e)]
+    anchors = [p for p in sorted(SAMPLES.iterdir())
+               if (p / "manifest.json").is_file() and p.name != args.table]
+    print(f"learning {args.table}'s dice from its training photos, starting from {base}; "
+          f"anchors {', '.join(p.name for p in anchors)}; scored on its {len(held)} "
+          f"validation photos")
+    with tempfile.TemporaryDirectory() as tmp:
+        log = table_log(folder, [], held, Path(tmp) / "start")
+        print(_line("the weights it starts from", score_set(log, base)))
+        for n in (int(v) for v in args.photos.split(",")):
+            n = n or len(train)
+            log = table_log(folder, train[:n], held, Path(tmp) / f"log{n}")
+            started = time.perf_counter()
+            try:
+                got = learn(log, Path(tmp) / f"models{n}", base=base, anchors=anchors)
+            except AdaptError as err:
+                print(f"{n} photos: {err}")
+                return 2
+            seconds = time.perf_counter() - started
+            tally = score_set(log, Path(tmp) / f"models{n}")
+            print(_line(f"learned from {n} photos ({got['dice']} dice)", tally, seconds))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,334 @@
+"""Learning a table's own dice on the Pi: refit each face classifier's last layer, no torch.
+
+The reader's networks learned from two public photo sets; dice unlike both (the game
+box's own dice) read about half right (vision/training/README.md). The table keeps the
+frames whose roll the players checked (vision/photolog.py, DATA/dice-photos). From
+those, `learn` refits the last layer (a linear map from the 432 numbers the classifier
+pools from a crop, its "features", to the 8 classes) of every classifier, with numpy in
+seconds; the detector and the layers below stay as trained. Then:
+
+- crops: every detector candidate of a checked photo, found as the reader finds them
+  (the profile's rotation, tray and die size; light evened out), labelled with the face
+  the players gave, or "not a die" when it lies on no labelled die; a labelled die the
+  detector missed is cut at its label. Each crop counts in all 8 turns and mirrorings.
+- anchors: the same from the labelled sample photos bundled with the package (dice the
+  shipped networks know), so what they read well is not forgotten; and the new layer is
+  pulled towards the trained one (L2).
+- honesty: each member's softmax temperature is refitted on crops it did not learn from
+  (5-fold, by photo), so a refitted layer that is still unsure of the table's dice says
+  so; it is never set below the trained member's own (never surer than before).
+
+The result is a model folder (vision/models with each member's head, MEMBER.head.npz,
+and new temperatures in faces.json) that `models = "DIR"` under [camera] or
+$DICE_MODELS points the reader at. The photo log's held-out fifth ("split": "test") is
+never learned from: `learn` scores the bundled and the new weights on it.
+Measured: benchmarks/vision_adapt.py.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.detect import DieDetector
+from vision.evaluate import GROW, Tally, match, score
+from vision.faces import CROP, FEATURES, NO_PIPS, NOT_DIE, FaceReader
+from vision.onnxnets import MODEL_DIR, load_meta, load_net
+from vision.types import Die
+
+SAMPLES = Path(__file__).resolve().parent / "samples"  # the bundled labelled photos
+L2 = 1e-2  # pull of the refitted layer towards the trained one
+STEPS = 600  # Adam steps (full batch)
+RATE = 0.01
+FOLDS = 5  # for the temperature: each crop scored by a layer fitted without its photo
+MIN_DICE = 20  # labelled dice (not held out) needed to learn from
+
+
+class AdaptError(ValueError):
+    """The photos or the model folder cannot be learned from (said in a sentence)."""
+
+
+@dataclass
+class Crops:
+    """Labelled crops of some photos: each member's features (n, 8 views, K), the
+    class of each crop (0-5 faces, 6 no pips, 7 not a die) and which photo it is from."""
+
+    features: list[list[np.ndarray]] = field(default_factory=list)
+    classes: list[np.ndarray] = field(default_factory=list)
+    photos: list[np.ndarray] = field(default_factory=list)
+
+    def arrays(self) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+        members = len(self.features[0]) if self.features else 0
+        return ([np.concatenate([f[m] for f in self.features]) for m in range(members)],
+                np.concatenate(self.classes), np.concatenate(self.photos))
+
+
+def label_class(value: Any) -> int:
+    """The classifier's class of a label's value: faces 1-6, else the Event die's faces."""
+    if isinstance(value, int) and 1 <= value <= 6:
+        return value - 1
+    if value in ("blank", "dragon", "rally"):
+        return NO_PIPS
+    raise AdaptError(f"a label is a face 1-6, blank, dragon or rally, not {value!r}")
+
+
+def _turns(crops: np.ndarray) -> np.ndarray:
+    """(n, 8, 3, S, S): each crop as is, a quarter turn clockwise (the reader's second
+    view: vision.faces.VIEWS), the other two turns, and the four mirrored."""
+    turns = [np.rot90(crops, k, axes=(2, 3)) for k in (0, 3, 2, 1)]
+    turns += [t[..., ::-1] for t in turns]
+    return np.stack(turns, 1)
+
+
+def photo_crops(frame: np.ndarray, labels: Sequence[dict], faces: FaceReader,
+                detector: DieDetector, profile: Any = None) -> tuple[list[np.ndarray], np.ndarray]:
+    """Each member's features (n, 8, K) of a labelled photo's crops, and their classes."""
+    from vision.reader import _raw_geometry, _to_upright, detection_view, even_light
+
+    rotation = int(getattr(profile, "rotation", 0) or 0)
+    turn = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180,
+            270: cv2.ROTATE_90_COUNTERCLOCKWISE}.get(rotation)
+    upright = even_light(frame if turn is None else cv2.rotate(frame, turn))
+    scale, region = detection_view(profile, rotation, frame.shape)
+    cands = detector.detect(upright, scale=scale, region=region)
+    dice = [Die("soldier", None, *_raw_geometry(c, rotation, frame.shape), 0.0) for c in cands]
+    centers, sides, classes = [], [], []
+    matched = {di: li for li, di in match(dice, list(labels))}
+    for di, (c, d) in enumerate(zip(cands, dice)):
+        if di in matched:
+            classes.append(label_class(labels[matched[di]]["value"]))
+        elif any(_inside(d.center, lab["bbox"]) for lab in labels):
+            continue  # a second candidate on a labelled die: neither a face nor "not a die"
+        else:
+            classes.append(NOT_DIE)
+        centers.append(c.center)
+        sides.append(c.side)
+    for li, lab in enumerate(labels):
+        if li not in matched.values():  # missed by the detector: cut at the label
+            x, y, w, h = (float(v) for v in lab["bbox"])
+            up = _to_upright(np.array([[x + w / 2, y + h / 2]]), rotation, frame.shape)[0]
+            centers.append((float(up[0]), float(up[1])))
+            sides.append(max(w, h))
+            classes.append(label_class(lab["value"]))
+    if not centers:
+        return [], np.zeros(0, int)
+    feats = []
+    for i, (path, _, size) in enumerate(faces.members):
+        blob = faces.blob(upright, centers, sides, size, faces.paint)
+        first = blob.reshape(len(centers), -1, *blob.shape[1:])[:, 0]
+        turned = _turns(first)
+        f = load_net(path).outputs(
+            np.ascontiguousarray(turned.reshape(-1, *first.shape[1:])), [FEATURES])[0]
+        feats.append(f.reshape(len(centers), 8, -1).astype(np.float64))
+    return feats, np.array(classes)
+
+
+def _inside(point: tuple[float, float], bbox: Sequence[float]) -> bool:
+    x, y, w, h = bbox
+    return (abs(point[0] - x - w / 2) <= w * (1 + GROW) / 2
+            and abs(point[1] - y - h / 2) <= h * (1 + GROW) / 2)
+
+
+def set_crops(folder: Path, faces: FaceReader, detector: DieDetector, profile: Any = None,
+              *, split: str | None = None) -> Crops:
+    """Crops of every photo of a labelled set (a photo log, or a bundled sample set);
+    with `split`, only its photos whose "split" is that ("test" is the held-out fifth)."""
+    manifest = json.loads((folder / "manifest.json").read_text())
+    out = Crops()
+    n = 0
+    for e in manifest["images"]:
+        if split is not None and e.get("split", "train") != split:
+            continue
+        frame = cv2.imread(str(folder / e["file"]))
+        if frame is None:
+            continue
+        feats, classes = photo_crops(frame, e["dice"], faces, detector, profile)
+        if len(classes):
+            out.features.append(feats)
+            out.classes.append(classes)
+            out.photos.append(np.full(len(classes), n))
+        n += 1
+    return out
+
+
+def fit_head(x: np.ndarray, y: np.ndarray, weight: np.ndarray, bias: np.ndarray, *,
+             l2: float = L2, steps: int = STEPS) -> tuple[np.ndarray, np.ndarray]:
+    """A last layer (weight (8, K), bias (8,)) fitted to features x (n, K) and classes y
+    by softmax cross-entropy, starting from and pulled towards (l2) the given one."""
+    x = x.astype(np.float32)  # twice as fast as float64, and as good here
+    w0, w, b = weight.astype(np.float32), weight.astype(np.float32), bias.astype(np.float32)
+    onehot = np.eye(w.shape[0], dtype=np.float32)[y]
+    moments = [np.zeros_like(w), np.zeros_like(w), np.zeros_like(b), np.zeros_like(b)]
+    for t in range(1, steps + 1):
+        z = x @ w.T + b
+        p = np.exp(z - z.max(1, keepdims=True))
+        p /= p.sum(1, keepdims=True)
+        g = (p - onehot) / len(y)
+        grads = (g.T @ x + 2 * l2 * (w - w0), g.sum(0))
+        for k, (param, grad) in enumerate(zip((w, b), grads)):
+            m, v = moments[2 * k], moments[2 * k + 1]
+            m *= 0.9
+            m += 0.1 * grad
+            v *= 0.999
+            v += 0.001 * grad ** 2
+            param -= RATE * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
+    return w.astype(np.float64), b.astype(np.float64)
+
+
+def nll(z: np.ndarray, y: np.ndarray, t: float) -> float:
+    """Mean negative log-likelihood of classes y under softmax(z / t)."""
+    s = z / t
+    s = s - s.max(1, keepdims=True)
+    logp = s - np.log(np.exp(s).sum(1, keepdims=True))
+    return float(-logp[np.arange(len(y)), y].mean())
+
+
+def best_temperature(z: np.ndarray, y: np.ndarray) -> float:
+    """The softmax temperature (0.3-5) that fits logits z (n, 8) to classes y best."""
+    grid = np.exp(np.linspace(np.log(0.3), np.log(5), 200))
+    return float(grid[np.argmin([nll(z, y, g) for g in grid])])
+
+
+def _training_set(table: Crops, anchors: Crops, member: int
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features (n * 8 views, K), classes, photo of each row (anchors: -1)."""
+    tf, ty, tp = table.arrays()
+    xs, ys, ps = [tf[member]], [ty], [tp]
+    if anchors.features:
+        af, ay, _ = anchors.arrays()
+        xs.append(af[member])
+        ys.append(ay)
+        ps.append(np.full(len(ay), -1))
+    x = np.concatenate(xs)
+    views = x.shape[1]
+    return (x.reshape(-1, x.shape[2]), np.repeat(np.concatenate(ys), views),
+            np.repeat(np.concatenate(ps), views))
+
+
+def member_head(table: Crops, anchors: Crops, member: int, weight: np.ndarray,
+                bias: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """One member's refitted layer and temperature: the layer from all crops, the
+    temperature from each table crop's logits under a layer fitted without its photo
+    (the reader's two views averaged, as at play time)."""
+    x, y, photo = _training_set(table, anchors, member)
+    tf, ty, tp = table.arrays()
+    held = np.unique(tp)
+    folds = np.array_split(np.random.default_rng(0).permutation(held), min(FOLDS, len(held)))
+    z = np.zeros((len(ty), weight.shape[0]))
+    for fold in folds:
+        w, b = fit_head(x[~np.isin(photo, fold)], y[~np.isin(photo, fold)], weight, bias)
+        rows = np.isin(tp, fold)
+        z[rows] = (tf[member][rows][:, :2] @ w.T + b).mean(1)
+    w, b = fit_head(x, y, weight, bias)
+    return w, b, best_temperature(z, ty)
+
+
+def trained_head(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """A member's own last layer (weight (8, K), bias (8,)), read from its ONNX file by
+    OpenCV DNN (needs no onnx package) and checked against the network's output."""
+    net = cv2.dnn.readNetFromONNX(str(path))
+    if FEATURES not in net.getUnconnectedOutLayersNames():
+        raise AdaptError(f"{path.name} has no '{FEATURES}' output: run "
+                         f"python -m vision.training.add_features {path.parent}")
+    last = [n for n in net.getLayerNames() if net.getLayer(n).type in ("Gemm", "InnerProduct")]
+    if len(last) != 1:
+        raise AdaptError(f"{path.name}: not a face classifier with one linear last layer")
+    weight = net.getParam(last[0], 0).astype(np.float64)
+    bias = net.getParam(last[0], 1).astype(np.float64).ravel()
+    blob = np.random.default_rng(0).uniform(-0.5, 0.5, (4, 3, CROP, CROP)).astype(np.float32)
+    net.setInput(blob)
+    z, f = net.forward(["y", FEATURES])
+    if weight.shape != (z.shape[1], f.shape[1]) or not np.allclose(
+            f @ weight.T + bias, z, atol=1e-3):
+        raise AdaptError(f"{path.name}: its last layer could not be read back")
+    return weight, bias
+
+
+@contextlib.contextmanager
+def using_models(folder: Path) -> Iterator[None]:
+    """The reader reads with the model folder `folder` inside the block ($DICE_MODELS)."""
+    old = os.environ.get("DICE_MODELS")
+    os.environ["DICE_MODELS"] = str(folder)
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("DICE_MODELS", None)
+        else:
+            os.environ["DICE_MODELS"] = old
+
+
+def score_set(folder: Path, models: Path, profile: Any = None, split: str = "test") -> Tally:
+    """How the reader with `models` reads a labelled set's `split` photos."""
+    from vision.reader import read_dice
+
+    manifest = json.loads((folder / "manifest.json").read_text())
+    total = Tally()
+    with using_models(models):
+        for e in manifest["images"]:
+            if e.get("split", "train") != split:
+                continue
+            frame = cv2.imread(str(folder / e["file"]))
+            if frame is not None:
+                total.add(score(list(read_dice(frame, profile=profile).dice), e["dice"]))
+    return total
+
+
+def learn(photos: Path, out: Path, *, base: Path = MODEL_DIR, profile: Any = None,
+          anchors: Sequence[Path] | None = None) -> dict[str, Any]:
+    """Refit the last layers of `base`'s classifiers on the photo log `photos` (its
+    photos not held out) plus the anchor sets (default: the bundled samples), and write
+    the model folder `out`. Returns what it learned from and the temperatures."""
+    photos, out, base = Path(photos), Path(out), Path(base)
+    if not (photos / "manifest.json").is_file():
+        raise AdaptError(f"{photos} holds no labelled photos (no manifest.json)")
+    if out.resolve() == base.resolve():
+        raise AdaptError("write the new weights to another folder than the ones they start from")
+    meta = load_meta(str(base / "faces.json"))
+    members = [dict(m) for m in (meta.get("members") or [{"file": "faces.onnx",
+                                                        "temperature": 1.0}])]
+    faces = FaceReader(base, [{**m, "head": None} for m in members])
+    detector = DieDetector(base / "detector.onnx")
+    heads = [trained_head(base / m["file"]) for m in members]
+    table = set_crops(photos, faces, detector, profile, split="train")
+    dice = sum(int((c != NOT_DIE).sum()) for c in table.classes)
+    if dice < MIN_DICE:
+        raise AdaptError(f"{photos} has {dice} checked dice to learn from; "
+                         f"at least {MIN_DICE} are needed (play a few more rolls)")
+    anchor_sets = [SAMPLES / d for d in sorted(os.listdir(SAMPLES))] if anchors is None \
+        else list(anchors)
+    anchor = Crops()
+    for folder in anchor_sets:  # the bundled photos: the default profile (whole frame)
+        part = set_crops(Path(folder), faces, detector, None)
+        anchor.features += part.features
+        anchor.classes += part.classes
+        anchor.photos += part.photos
+    tmp = out.with_name(f".{out.name}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(base, tmp, ignore=shutil.ignore_patterns("*.head.npz"))
+    for i, (m, (w0, b0)) in enumerate(zip(members, heads)):
+        w, b, t = member_head(table, anchor, i, w0, b0)
+        # Never surer than the trained layer was fitted to be: the base weights may have
+        # seen these photos (then the folds' logits are too sure of them).
+        t = max(t, float(m.get("temperature", 1.0)))
+        head = Path(m["file"]).with_suffix(".head.npz").name
+        np.savez(tmp / head, weight=w.astype(np.float32), bias=b.astype(np.float32))
+        m.update(head=head, temperature=round(t, 4))
+    (tmp / "faces.json").write_text(json.dumps({
+        "members": members, "adapted_from": str(base), "learned_on": str(photos),
+        "photos": len(table.classes), "dice": dice,
+        "anchors": [str(a) for a in anchor_sets],
+        "fitted_on": "the photos' crops, 5-fold by photo (vision/adapt.py)"}, indent=1) + "\n")
+    if out.exists():
+        shutil.rmtree(out)
+    tmp.rename(out)
+    return {"photos": len(table.classes), "dice": dice,
+            "temperatures": [m["temperature"] for m in members]}
