@@ -577,7 +577,7 @@ function renderSettings(st) {
   if (ph) {
     box.appendChild(h("h2", {style: "margin-top:14px", text: "Photos of your dice"}));
     box.appendChild(h("p", {"class": "muted small", text: (ph.kept === null ? "?" : ph.kept) + " of at most " + ph.limit +
-      " kept in " + ph.folder + ": the rolls the camera was not sure of or misread, with the faces you gave. They can teach the reader your own dice; camera.keep_photos = 0 in the configuration file keeps none."}));
+      " kept in " + ph.folder + ": the rolls the camera was not sure of or misread, with the faces you gave. They teach the reader your own dice: run dragon-farkle learn-dice on the Pi, then restart the table (README: Your table's own dice). camera.keep_photos = 0 in the configuration file keeps none."}));
   }
 }
 
