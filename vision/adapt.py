@@ -88,16 +88,22 @@ def _turns(crops: np.ndarray) -> np.ndarray:
     return np.stack(turns, 1)
 
 
+def upright_view(frame: np.ndarray, profile: Any) -> tuple[np.ndarray, int, Any, Any]:
+    """The frame as the reader's networks see it (turned upright, light evened out), the
+    profile's rotation, and the detector's scale and region (vision.reader.read_dice)."""
+    from vision.reader import _ROTATE, detection_view, even_light
+
+    rotation = int(getattr(profile, "rotation", 0) or 0)
+    upright = even_light(cv2.rotate(frame, _ROTATE[rotation]) if rotation in _ROTATE else frame)
+    return (upright, rotation, *detection_view(profile, rotation, frame.shape))
+
+
 def photo_crops(frame: np.ndarray, labels: Sequence[dict], faces: FaceReader,
                 detector: DieDetector, profile: Any = None) -> tuple[list[np.ndarray], np.ndarray]:
     """Each member's features (n, 8, K) of a labelled photo's crops, and their classes."""
-    from vision.reader import _raw_geometry, _to_upright, detection_view, even_light
+    from vision.reader import _raw_geometry, _to_upright
 
-    rotation = int(getattr(profile, "rotation", 0) or 0)
-    turn = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180,
-            270: cv2.ROTATE_90_COUNTERCLOCKWISE}.get(rotation)
-    upright = even_light(frame if turn is None else cv2.rotate(frame, turn))
-    scale, region = detection_view(profile, rotation, frame.shape)
+    upright, rotation, scale, region = upright_view(frame, profile)
     cands = detector.detect(upright, scale=scale, region=region)
     dice = [Die("soldier", None, *_raw_geometry(c, rotation, frame.shape), 0.0) for c in cands]
     centers, sides, classes = [], [], []
@@ -137,25 +143,27 @@ def _inside(point: tuple[float, float], bbox: Sequence[float]) -> bool:
             and abs(point[1] - y - h / 2) <= h * (1 + GROW) / 2)
 
 
+def labelled_photos(folder: Path, split: str | None = None
+                    ) -> Iterator[tuple[np.ndarray, list[dict]]]:
+    """(frame, labels) of every photo of a labelled set (a photo log, or a bundled sample
+    set); with `split`, only those whose "split" is that ("test": the held-out fifth)."""
+    for e in json.loads((folder / "manifest.json").read_text())["images"]:
+        if split is None or e.get("split", "train") == split:
+            frame = cv2.imread(str(folder / e["file"]))
+            if frame is not None:
+                yield frame, e["dice"]
+
+
 def set_crops(folder: Path, faces: FaceReader, detector: DieDetector, profile: Any = None,
               *, split: str | None = None) -> Crops:
-    """Crops of every photo of a labelled set (a photo log, or a bundled sample set);
-    with `split`, only its photos whose "split" is that ("test" is the held-out fifth)."""
-    manifest = json.loads((folder / "manifest.json").read_text())
+    """Labelled crops of the photos of a set (labelled_photos)."""
     out = Crops()
-    n = 0
-    for e in manifest["images"]:
-        if split is not None and e.get("split", "train") != split:
-            continue
-        frame = cv2.imread(str(folder / e["file"]))
-        if frame is None:
-            continue
-        feats, classes = photo_crops(frame, e["dice"], faces, detector, profile)
+    for n, (frame, labels) in enumerate(labelled_photos(folder, split)):
+        feats, classes = photo_crops(frame, labels, faces, detector, profile)
         if len(classes):
             out.features.append(feats)
             out.classes.append(classes)
             out.photos.append(np.full(len(classes), n))
-        n += 1
     return out
 
 
@@ -232,8 +240,8 @@ def member_head(table: Crops, anchors: Crops, member: int, weight: np.ndarray,
 
 
 def trained_head(path: Path) -> tuple[np.ndarray, np.ndarray]:
-    """A member's own last layer (weight (8, K), bias (8,)), read from its ONNX file by
-    OpenCV DNN (needs no onnx package) and checked against the network's output."""
+    """A classifier's own last layer (weight (8, K), bias (8,)), read from its ONNX file
+    by OpenCV DNN (needs no onnx package) and checked against the network's output."""
     net = cv2.dnn.readNetFromONNX(str(path))
     if FEATURES not in net.getUnconnectedOutLayersNames():
         raise AdaptError(f"{path.name} has no '{FEATURES}' output: run "
@@ -292,43 +300,51 @@ def learn(photos: Path, out: Path, *, base: Path = MODEL_DIR, profile: Any = Non
         raise AdaptError(f"{photos} holds no labelled photos (no manifest.json)")
     if out.resolve() == base.resolve():
         raise AdaptError("write the new weights to another folder than the ones they start from")
-    meta = load_meta(str(base / "faces.json"))
-    members = [dict(m) for m in (meta.get("members") or [{"file": "faces.onnx",
-                                                        "temperature": 1.0}])]
-    faces = FaceReader(base, [{**m, "head": None} for m in members])
-    detector = DieDetector(base / "detector.onnx")
-    heads = [trained_head(base / m["file"]) for m in members]
-    table = set_crops(photos, faces, detector, profile, split="train")
-    dice = sum(int((c != NOT_DIE).sum()) for c in table.classes)
+    learned = [e for e in json.loads((photos / "manifest.json").read_text())["images"]
+               if e.get("split", "train") == "train"]
+    dice = sum(len(e["dice"]) for e in learned)
     if dice < MIN_DICE:
         raise AdaptError(f"{photos} has {dice} checked dice to learn from; "
                          f"at least {MIN_DICE} are needed (play a few more rolls)")
+    meta = load_meta(str(base / "faces.json"))
+    members = [dict(m) for m in (meta.get("members") or [{"file": "faces.onnx",
+                                                        "temperature": 1.0}])]
+    heads = [trained_head(base / m["file"]) for m in members]
     anchor_sets = [SAMPLES / d for d in sorted(os.listdir(SAMPLES))] if anchors is None \
-        else list(anchors)
-    anchor = Crops()
-    for folder in anchor_sets:  # the bundled photos: the default profile (whole frame)
-        part = set_crops(Path(folder), faces, detector, None)
-        anchor.features += part.features
-        anchor.classes += part.classes
-        anchor.photos += part.photos
+        else [Path(a) for a in anchors]
     tmp = out.with_name(f".{out.name}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     shutil.copytree(base, tmp, ignore=shutil.ignore_patterns("*.head.npz"))
-    for i, (m, (w0, b0)) in enumerate(zip(members, heads)):
-        w, b, t = member_head(table, anchor, i, w0, b0)
-        # Never surer than the trained layer was fitted to be: the base weights may have
-        # seen these photos (then the folds' logits are too sure of them).
-        t = max(t, float(m.get("temperature", 1.0)))
-        head = Path(m["file"]).with_suffix(".head.npz").name
-        np.savez(tmp / head, weight=w.astype(np.float32), bias=b.astype(np.float32))
-        m.update(head=head, temperature=round(t, 4))
-    (tmp / "faces.json").write_text(json.dumps({
-        "members": members, "adapted_from": str(base), "learned_on": str(photos),
-        "photos": len(table.classes), "dice": dice,
-        "anchors": [str(a) for a in anchor_sets],
-        "fitted_on": "the photos' crops, 5-fold by photo (vision/adapt.py)"}, indent=1) + "\n")
+    try:
+        detector = DieDetector(base / "detector.onnx")
+        faces = FaceReader(base, [{**m, "head": None} for m in members])
+        table = set_crops(photos, faces, detector, profile, split="train")
+        if not table.classes:
+            raise AdaptError(f"none of the photos in {photos} could be read")
+        anchor = Crops()
+        for folder in anchor_sets:
+            part = set_crops(folder, faces, detector, None)
+            anchor.features += part.features
+            anchor.classes += part.classes
+            anchor.photos += part.photos
+        for i, (m, (w0, b0)) in enumerate(zip(members, heads)):
+            w, b, t = member_head(table, anchor, i, w0, b0)
+            # Never surer than the trained layer was fitted to be: the base weights may
+            # have seen these photos (then the folds' logits are too sure of them).
+            t = max(t, float(m.get("temperature", 1.0)))
+            head = Path(m["file"]).with_suffix(".head.npz").name
+            np.savez(tmp / head, weight=w.astype(np.float32), bias=b.astype(np.float32))
+            m.update(head=head, temperature=round(t, 4))
+        (tmp / "faces.json").write_text(json.dumps({
+            "members": members, "adapted_from": str(base), "learned_on": str(photos),
+            "photos": len(learned), "dice": dice, "anchors": [str(a) for a in anchor_sets],
+            "fitted_on": "the photos' crops, 5-fold by photo (vision/adapt.py)"},
+            indent=1) + "\n")
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     if out.exists():
         shutil.rmtree(out)
     tmp.rename(out)
-    return {"photos": len(table.classes), "dice": dice,
+    return {"photos": len(learned), "dice": dice,
             "temperatures": [m["temperature"] for m in members]}
