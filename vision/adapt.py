@@ -30,6 +30,7 @@ import contextlib
 import json
 import os
 import shutil
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -348,3 +349,51 @@ def learn(photos: Path, out: Path, *, base: Path = MODEL_DIR, profile: Any = Non
     tmp.rename(out)
     return {"photos": len(learned), "dice": dice,
             "temperatures": [m["temperature"] for m in members]}
+
+
+def no_worse(new: Tally, old: Tally) -> bool:
+    """Whether new weights read the held-out photos at least as well as the old ones:
+    as many dice right, and no more read wrong with confidence >= 0.9."""
+    return new.correct >= old.correct and new.wrong_confident <= old.wrong_confident
+
+
+def _tally_line(name: str, t: Tally) -> str:
+    return (f"{name} {t.correct}/{t.labelled} right, {t.missed} missed, {t.false} false, "
+            f"{t.wrong_confident} wrong and sure (>= 0.9)")
+
+
+@dataclass
+class Outcome:
+    """What learn_and_install did: whether the new weights are in place, and what to tell
+    the players (one sentence a line)."""
+
+    installed: bool
+    lines: list[str]
+
+
+def learn_and_install(photos: Path, dest: Path, *, base: Path, current: Path,
+                      profile: Any = None) -> Outcome:
+    """Learn from the photo log `photos` starting from `base` (learn), read its held-out
+    photos with the weights in use (`current`) and with the new ones, and put the new
+    ones in `dest` only when they read those photos no worse (no_worse). Raises
+    AdaptError (a sentence) when there is nothing to learn from."""
+    photos, dest = Path(photos), Path(dest)
+    work = dest.with_name(f".{dest.name}.new")
+    started = time.monotonic()
+    got = learn(photos, work, base=base, profile=profile)
+    took = time.monotonic() - started
+    lines = [f"Learned from {got['photos']} photos ({got['dice']} dice) in {took:.0f} s."]
+    old, new = score_set(photos, current, profile), score_set(photos, work, profile)
+    if old.labelled:
+        lines += [f"On the {old.images} photos held out from learning:",
+                  _tally_line("weights in use:", old), _tally_line("new weights:", new)]
+    if old.labelled and no_worse(new, old):
+        if dest.exists():
+            shutil.rmtree(dest)
+        work.rename(dest)
+        return Outcome(True, lines)
+    shutil.rmtree(work, ignore_errors=True)
+    lines.append("Not installed: " + ("they read the held-out photos worse." if old.labelled
+                 else "no photos are held out to check them on yet (a fifth of the kept "
+                      "photos are): play more rolls and try again."))
+    return Outcome(False, lines)

@@ -82,6 +82,13 @@ def settings() -> Response:
     return answer(table_app().table.set_settings(body()))
 
 
+@bp.post("/dice/learn")
+def learn_dice() -> Response:
+    """Start learning the table's own dice from its kept photos (the Table tab's button);
+    progress and the outcome come in the state's photos.learning."""
+    return answer(table_app().table.learn_dice())
+
+
 @bp.post("/pending/dismiss")
 def dismiss() -> Response:
     return answer(table_app().table.dismiss())

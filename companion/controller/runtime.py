@@ -17,11 +17,13 @@ from typing import Any
 from companion.controller.advisor import TableAdvisor
 from companion.controller.calibrate import ProfileKeeper
 from companion.controller.camera_loop import CameraLoop
+from companion.controller.learning import DiceLearning
 from companion.controller.lights import TableLights
 from companion.controller.store import GameStore
 from companion.controller.table import Table
 
 log = logging.getLogger(__name__)
+OUR_DICE = "our-dice"  # DATA/our-dice: the weights `learn-dice` learned on this table's photos
 
 BUTTON_STEPS = {"roll": {"action": "roll"}, "stop": {"action": "stop"}}
 
@@ -165,7 +167,7 @@ def models_folder(camera_config: Any, data_dir: Path, *, learned: bool = True) -
 
     if camera_config.models:
         return Path(camera_config.models).expanduser()
-    ours = Path(data_dir) / "our-dice"
+    ours = Path(data_dir) / OUR_DICE
     if learned and (ours / "faces.json").is_file():
         from vision.faces import FaceReader
 
@@ -191,6 +193,12 @@ def build_runtime(config: Any, *, data_dir: Path, camera: str | None, keeper: Pr
         os.environ["DICE_MODELS"] = str(models)
     table = Table(GameStore(Path(data_dir) / "games.sqlite3"), advisor=advisor,
                   photos=photo_log(camera_config, data_dir))
+    if table.photos is not None:
+        table.learning = DiceLearning(
+            table.photos.folder, Path(data_dir) / OUR_DICE,
+            base=models_folder(camera_config, data_dir, learned=False), current=model_dir,
+            profile=lambda: keeper.profile, use_new=not camera_config.models,
+            on_change=table.refresh)
     runtime = Runtime(table)
     if camera_config.spec != "none":
         runtime.camera_loop = open_camera_loop(table, camera_config, keeper)

@@ -52,6 +52,7 @@ class Table:
         self.store = store
         self.advisor = advisor  # a TableAdvisor, or None: no advice at this table
         self.photos = photos  # a vision.photolog.PhotoLog: frames whose roll the players checked
+        self.learning: Any = None  # a learning.DiceLearning: "Learn our dice" (set by the runtime)
         self.settings: dict[str, Any] = DEFAULT_SETTINGS | store.settings()
         self.engine = engine or importlib.import_module("companion.rules")
         self.clock = clock
@@ -405,7 +406,17 @@ class Table:
             kept = len(self.photos)
         except (OSError, ValueError):  # an unreadable manifest: add() says so in the log
             kept = None
-        return {"kept": kept, "limit": self.photos.limit, "folder": str(self.photos.folder)}
+        return {"kept": kept, "limit": self.photos.limit, "folder": str(self.photos.folder),
+                "learning": self.learning.status() if self.learning is not None else None}
+
+    def learn_dice(self) -> dict[str, Any]:
+        """Start learning the table's own dice from the kept photos (in the background)."""
+        if self.learning is None:
+            raise TableError("This table keeps no photos of its dice to learn from: it needs "
+                             "a real camera and camera.keep_photos above 0.")
+        if not self.learning.start():
+            raise TableError("The table is already learning your dice: wait for it to finish.")
+        return self.state()
 
     def _advice(self) -> dict[str, Any] | None:
         """The advisor's answer for this state; nothing is computed when it is switched off."""

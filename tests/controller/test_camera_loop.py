@@ -213,7 +213,7 @@ def test_a_roll_the_players_corrected_is_kept_as_a_labelled_photo(table, fakes, 
     assert [d["value"] for d in entry["dice"]] == [1, 2, 2, 4, 4, 5, "blank"]
     assert entry["dice"][5]["bbox"] == list(map(float, unsure.box))
     assert (tmp_path / "dice-photos" / entry["file"]).is_file()
-    assert table.state()["photos"] == {"kept": 1, "limit": 500,
+    assert table.state()["photos"] == {"kept": 1, "limit": 500, "learning": None,
                                        "folder": str(tmp_path / "dice-photos")}
     # a question dismissed, or answered by hand with no camera question, keeps nothing
     table.apply_steps([{"set_aside": [1]}, {"action": "roll"}])

@@ -152,7 +152,7 @@ def test_learn_dice_with_out_writes_without_installing(tmp_path, capsys):
     data = _data_dir(tmp_path)
     assert main(["learn-dice", "--data", str(data), "--out", str(tmp_path / "mine")]) == 0
     out = capsys.readouterr().out
-    assert "On the 3 photos held out from learning" in out and "not installed" in out
+    assert "on the 3 photos held out" in out and "not installed" in out
     assert (tmp_path / "mine" / "faces.json").is_file() and not (data / "our-dice").exists()
 
 

@@ -42,7 +42,7 @@ def test_new_game_takes_a_records_setup(player):
 
 
 @pytest.mark.parametrize("path", ["/api/games", "/api/steps", "/api/undo", "/api/pending/dismiss",
-                                  "/api/settings"])
+                                  "/api/settings", "/api/dice/learn"])
 def test_every_post_but_join_needs_the_code(client, path):
     r = client.post(path, json={"action": "recruit"})
     assert r.status_code == 403
@@ -223,3 +223,24 @@ def test_camera_question_and_evidence_through_the_api(app, game):
     assert state["phase"] == "set_aside" and state["history"][-1]["source"] == "camera"
     r = game.get(f"/api/evidence/{state['history'][-1]['seq']}.jpg")
     assert r.status_code == 200 and r.mimetype == "image/jpeg"
+
+
+def test_learning_the_dice_is_started_from_the_page(app, player, tmp_path):
+    from types import SimpleNamespace
+
+    from companion.controller.learning import DiceLearning
+    from vision.photolog import PhotoLog
+
+    r = player.post("/api/dice/learn", json={})
+    assert r.status_code == 400 and "keeps no photos" in r.json["error"]  # no camera here
+    table = app.extensions["dragon_farkle"].table
+    table.photos = PhotoLog(tmp_path / "dice-photos")
+    table.learning = DiceLearning(
+        table.photos.folder, tmp_path / "our-dice", base=tmp_path, current=lambda: tmp_path,
+        profile=lambda: None, use_new=False, on_change=table.refresh,
+        learn=lambda *a, **k: SimpleNamespace(installed=False, lines=["Not installed."]))
+    r = player.post("/api/dice/learn", json={})
+    assert r.status_code == 200 and r.json["photos"]["learning"] is not None
+    table.learning.join(10)
+    learning = player.get("/api/state").json["photos"]["learning"]
+    assert learning == {"running": False, "installed": False, "lines": ["Not installed."]}

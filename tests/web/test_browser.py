@@ -194,3 +194,38 @@ def test_a_wrong_camera_read_is_fixed_from_the_page(live_server, phone):
     page.locator("#enter-roll").tap()
     expect(page.locator("#controls .opt")).to_have_count(3)  # 1, 5, 1+5
     assert table.state()["history"][-1]["step"] == {"roll": [1, 2, 2, 4, 4, 5], "event": "blank"}
+
+
+def test_the_dice_are_learned_from_the_table_tab(live_server, phone, tmp_path):
+    import threading
+    from types import SimpleNamespace
+
+    from playwright.sync_api import expect
+
+    from companion.controller.learning import DiceLearning
+    from vision.photolog import PhotoLog
+
+    base, app = live_server
+    table = app.extensions["dragon_farkle"].table
+    table.photos = PhotoLog(tmp_path / "dice-photos")
+    go = threading.Event()
+
+    def learn(*args, **kwargs):
+        assert go.wait(10)
+        return SimpleNamespace(installed=True, lines=["Learned from 20 photos (140 dice)."])
+
+    table.learning = DiceLearning(table.photos.folder, tmp_path / "our-dice", base=tmp_path,
+                                  current=lambda: tmp_path, profile=lambda: None,
+                                  use_new=False, on_change=table.refresh, learn=learn)
+    table.refresh()
+    page = phone()
+    page.goto(f"{base}/?code={PIN}")
+    page.locator("nav button[data-tab=table]").tap()
+    button = page.locator("#learn-dice")
+    expect(button).to_have_text("Learn our dice")
+    button.tap()
+    expect(button).to_have_text("Learning your dice...")  # the live update, while it runs
+    expect(button).to_be_disabled()
+    go.set()
+    expect(page.locator("#learn-dice-status")).to_contain_text("Learned from 20 photos")
+    expect(button).to_be_enabled()

@@ -577,7 +577,17 @@ function renderSettings(st) {
   if (ph) {
     box.appendChild(h("h2", {style: "margin-top:14px", text: "Photos of your dice"}));
     box.appendChild(h("p", {"class": "muted small", text: (ph.kept === null ? "?" : ph.kept) + " of at most " + ph.limit +
-      " kept in " + ph.folder + ": the rolls the camera was not sure of or misread, with the faces you gave. They teach the reader your own dice: run dragon-farkle learn-dice on the Pi, then restart the table (README: Your table's own dice). camera.keep_photos = 0 in the configuration file keeps none."}));
+      " kept in " + ph.folder + ": the rolls the camera was not sure of or misread, with the faces you gave. They teach the reader your own dice. camera.keep_photos = 0 in the configuration file keeps none."}));
+    var learning = ph.learning;
+    if (learning) {
+      box.appendChild(h("button", {type: "button", id: "learn-dice", "class": "btn small",
+        disabled: (joined && !learning.running) ? null : "disabled",
+        text: learning.running ? "Learning your dice..." : "Learn our dice",
+        onclick: function () { post("/api/dice/learn", {}).then(function () { toast("Learning your dice: the game goes on meanwhile", true); }); }}));
+      box.appendChild(h("p", {"class": "muted small", id: "learn-dice-status",
+        text: learning.lines.length ? learning.lines.join(" ") :
+          "Refits the reader on the kept photos in a minute or two, and keeps the new weights only if they read the held-out fifth of the photos at least as well."}));
+    }
   }
 }
 
