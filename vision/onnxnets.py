@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
@@ -44,9 +45,12 @@ class Net(Protocol):
 
 
 class OpenCVNet:
-    """A network run by OpenCV's DNN module."""
+    """A network run by OpenCV's DNN module. One net is shared by every thread (the
+    camera loop, calibration and learning on the web server's), and setInput + forward
+    is not safe to interleave, so each run holds the net's lock."""
 
     def __init__(self, path: str) -> None:
+        self._lock = threading.Lock()
         self.net = cv2.dnn.readNetFromONNX(path)
         self.net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
         self.net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
@@ -58,12 +62,14 @@ class OpenCVNet:
         return self.outputs(blob, [OUTPUT])[0] if OUTPUT in self.names else self._forward(blob)
 
     def _forward(self, blob: np.ndarray) -> np.ndarray:
-        self.net.setInput(blob)
-        return self.net.forward()
+        with self._lock:
+            self.net.setInput(blob)
+            return self.net.forward()
 
     def outputs(self, blob: np.ndarray, names: list[str]) -> list[np.ndarray]:
-        self.net.setInput(blob)
-        return list(self.net.forward(names))
+        with self._lock:
+            self.net.setInput(blob)
+            return list(self.net.forward(names))
 
     def output_names(self) -> list[str]:
         return self.names

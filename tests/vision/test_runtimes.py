@@ -75,3 +75,25 @@ def test_runtime_follows_the_environment_and_falls_back_to_opencv(monkeypatch):
         assert runtime() == "opencv"
     finally:
         _onnxruntime_installed.cache_clear()
+
+
+def test_an_opencv_net_shared_by_threads_gives_each_its_own_answer():
+    import threading
+
+    net = _load(str(model_dir() / "faces.onnx"), "opencv", 1)
+    rng = np.random.default_rng(3)
+    inputs = [rng.uniform(-0.5, 0.5, (4, 3, 36, 36)).astype(np.float32) for _ in range(2)]
+    expected = [net.run(x) for x in inputs]
+    wrong = []
+
+    def hammer(i):
+        for _ in range(200):
+            if not np.array_equal(net.run(inputs[i]), expected[i]):
+                wrong.append(i)
+
+    threads = [threading.Thread(target=hammer, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not wrong
