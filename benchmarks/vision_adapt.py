@@ -8,8 +8,9 @@ For each count N (0: all), its first N training photos play the table's checked 
 the last layers of --base's classifiers are refitted on them (with the bundled sample
 photos of the other sets as anchors); then the set's validation photos, which are
 never learned from, are read with --base and with the refitted weights. Printed: dice
-read correctly / dice labelled, missed, false dice, wrong with confidence >= 0.9, and
-the seconds learning took (one process; numpy may use both cores).
+read correctly / dice labelled, missed, false dice, wrong with confidence >= 0.9, read
+with confidence < 0.5 (the phones are asked), and the seconds learning took (one
+process; numpy may use both cores).
 
 --base should be weights that never saw the --table set, or the gain is that of dice
 the networks know already. The bundled weights saw both public sets, so make them with
@@ -47,7 +48,8 @@ def table_log(folder: Path, entries: list[dict], held: list[dict], where: Path) 
 def _line(name: str, t, seconds: float | None = None) -> str:
     took = "" if seconds is None else f"  learned in {seconds:.1f} s"
     return (f"{name:<36} correct {t.correct}/{t.labelled} ({100 * t.correct / max(1, t.labelled):.1f}%)"
-            f"  missed {t.missed}  false {t.false}  wrong>=0.9 {t.wrong_confident}{took}")
+            f"  missed {t.missed}  false {t.false}  wrong>=0.9 {t.wrong_confident}"
+            f"  unsure {t.unsure}{took}")
 
 
 def main() -> int:
