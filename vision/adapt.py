@@ -291,6 +291,18 @@ def score_set(folder: Path, models: Path, profile: Any = None, split: str = "tes
     return total
 
 
+def replace_folder(new: Path, dest: Path) -> None:
+    """Put the folder `new` in the place of `dest` (which may be in use by the reader):
+    the old one is moved aside first and removed last, so `dest` is missing only between
+    two renames."""
+    old = dest.with_name(f".{dest.name}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    if dest.exists():
+        dest.rename(old)
+    new.rename(dest)
+    shutil.rmtree(old, ignore_errors=True)
+
+
 def learn(photos: Path, out: Path, *, base: Path = MODEL_DIR, profile: Any = None,
           anchors: Sequence[Path] | None = None) -> dict[str, Any]:
     """Refit the last layers of `base`'s classifiers on the photo log `photos` (its
@@ -344,9 +356,7 @@ def learn(photos: Path, out: Path, *, base: Path = MODEL_DIR, profile: Any = Non
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    if out.exists():
-        shutil.rmtree(out)
-    tmp.rename(out)
+    replace_folder(tmp, out)
     return {"photos": len(learned), "dice": dice,
             "temperatures": [m["temperature"] for m in members]}
 
@@ -388,9 +398,7 @@ def learn_and_install(photos: Path, dest: Path, *, base: Path, current: Path,
         lines += [f"On the {old.images} photos held out from learning:",
                   _tally_line("weights in use:", old), _tally_line("new weights:", new)]
     if old.labelled and no_worse(new, old):
-        if dest.exists():
-            shutil.rmtree(dest)
-        work.rename(dest)
+        replace_folder(work, dest)
         return Outcome(True, lines)
     shutil.rmtree(work, ignore_errors=True)
     lines.append("Not installed: " + ("they read the held-out photos worse." if old.labelled

@@ -144,6 +144,11 @@ def test_learn_dice_installs_weights_that_read_the_held_out_photos_no_worse(
     assert "Not installed: they read the held-out photos worse" in capsys.readouterr().out
     assert (data / "our-dice" / "faces.head.npz").read_bytes() == before
     assert not (data / ".our-dice.new").exists()
+    # Weights that read better replace the installed ones, and nothing is left beside.
+    scores["new"] = adapt.Tally(labelled=30, correct=27, images=3, wrong_confident=0)
+    assert main(["learn-dice", "--data", str(data)]) == 0
+    assert (data / "our-dice" / "faces.head.npz").is_file()
+    assert sorted(p.name for p in data.iterdir()) == ["dice-photos", "our-dice"]
 
 
 def test_learn_dice_with_out_writes_without_installing(tmp_path, capsys):
