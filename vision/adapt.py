@@ -26,7 +26,6 @@ Measured: benchmarks/vision_adapt.py.
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
@@ -261,33 +260,14 @@ def trained_head(path: Path) -> tuple[np.ndarray, np.ndarray]:
     return weight, bias
 
 
-@contextlib.contextmanager
-def using_models(folder: Path) -> Iterator[None]:
-    """The reader reads with the model folder `folder` inside the block ($DICE_MODELS)."""
-    old = os.environ.get("DICE_MODELS")
-    os.environ["DICE_MODELS"] = str(folder)
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop("DICE_MODELS", None)
-        else:
-            os.environ["DICE_MODELS"] = old
-
-
 def score_set(folder: Path, models: Path, profile: Any = None, split: str = "test") -> Tally:
     """How the reader with `models` reads a labelled set's `split` photos."""
     from vision.reader import read_dice
 
-    manifest = json.loads((folder / "manifest.json").read_text())
     total = Tally()
-    with using_models(models):
-        for e in manifest["images"]:
-            if e.get("split", "train") != split:
-                continue
-            frame = cv2.imread(str(folder / e["file"]))
-            if frame is not None:
-                total.add(score(list(read_dice(frame, profile=profile).dice), e["dice"]))
+    for frame, labels in labelled_photos(folder, split):
+        # The folder is passed, not set in $DICE_MODELS: the camera may be reading meanwhile.
+        total.add(score(list(read_dice(frame, profile=profile, models=models).dice), labels))
     return total
 
 

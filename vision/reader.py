@@ -341,19 +341,21 @@ def _default_profile() -> Any:
     return default_profile()
 
 
-def read_dice(frame: np.ndarray, *, profile: Any = None) -> Reading:
+def read_dice(frame: np.ndarray, *, profile: Any = None, models: str | Path | None = None
+              ) -> Reading:
     """Read every die in a BGR uint8 frame (H, W, 3); the frame is not modified.
 
     profile: a calibration.Profile (tray, rotation, colours, Event die) or None for the
-    default profile. Raises FrameError (a ValueError) when `frame` is not an image;
-    "no dice" and "not sure" are results (empty dice, low confidence), not errors.
+    default profile. models: the model folder (default: vision.onnxnets.model_dir()).
+    Raises FrameError (a ValueError) when `frame` is not an image; "no dice" and "not
+    sure" are results (empty dice, low confidence), not errors.
     """
     raw = _check_frame(frame)
     profile = _default_profile() if profile is None else profile
     rotation = int(getattr(profile, "rotation", 0) or 0)
     upright = cv2.rotate(raw, _ROTATE[rotation]) if rotation in _ROTATE else raw
     upright = even_light(upright)  # for the networks; colours and warnings see the frame as is
-    detector, faces = _models(str(model_dir()))
+    detector, faces = _models(str(models or model_dir()))
     scale, region = detection_view(profile, rotation, raw.shape)
     cands = detector.detect(upright, scale=scale, region=region)
     if scale is None:

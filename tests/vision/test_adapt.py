@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -93,8 +94,11 @@ def test_learn_writes_a_model_folder_the_reader_reads_with(tmp_path, samples, mo
             assert not np.allclose(f["weight"], trained_head(MODEL_DIR / m["file"])[0])
     assert (out / "detector.onnx").read_bytes() == (MODEL_DIR / "detector.onnx").read_bytes()
     assert not list(tmp_path.glob(".our-dice*"))  # written beside, then renamed
-    # The reader takes the folder, and its reads on the held-out photos are scored.
+    # The reader takes the folder, and its reads on the held-out photos are scored,
+    # without pointing the camera's reads at it meanwhile.
+    monkeypatch.setenv("DICE_MODELS", "")
     tally = adapt.score_set(photos, out)
+    assert os.environ["DICE_MODELS"] == ""
     held = [e for e in manifest["images"] if e["split"] == "test"]
     assert tally.images == 3 and tally.labelled == sum(len(e["dice"]) for e in held)
     assert tally.correct >= 0.8 * tally.labelled
