@@ -40,9 +40,6 @@ class Net(Protocol):
     def outputs(self, blob: np.ndarray, names: list[str]) -> list[np.ndarray]:
         """The named outputs for an (N, 3, H, W) float32 input."""
 
-    def output_names(self) -> list[str]:
-        """The names of the network's outputs."""
-
 
 class OpenCVNet:
     """A network run by OpenCV's DNN module. One net is shared by every thread (the
@@ -71,9 +68,6 @@ class OpenCVNet:
             self.net.setInput(blob)
             return list(self.net.forward(names))
 
-    def output_names(self) -> list[str]:
-        return self.names
-
 
 class OrtNet:
     """A network run by onnxruntime, on `threads` threads that sleep between frames
@@ -91,13 +85,11 @@ class OrtNet:
         self.names = [o.name for o in self.session.get_outputs()]
 
     def run(self, blob: np.ndarray) -> np.ndarray:
-        return self.session.run(self.names[:1], {self.input: blob})[0]
+        first = [OUTPUT] if OUTPUT in self.names else self.names[:1]
+        return self.session.run(first, {self.input: blob})[0]
 
     def outputs(self, blob: np.ndarray, names: list[str]) -> list[np.ndarray]:
         return self.session.run(names, {self.input: blob})
-
-    def output_names(self) -> list[str]:
-        return self.names
 
 
 def runtime() -> str:
