@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -41,16 +42,6 @@ def crop_box(frame: np.ndarray, box: Box, *, scale: float = 1.0) -> np.ndarray:
     return frame[y0:max(y0, y1), x0:max(x0, x1)]
 
 
-def _median_u8(values: np.ndarray) -> float:
-    """np.median of a 1-D uint8 array, by counting (several times faster on small crops)."""
-    n = len(values)
-    cum = np.cumsum(np.bincount(values, minlength=256))
-    upper = int(np.searchsorted(cum, n // 2, side="right"))
-    if n % 2:
-        return float(upper)
-    return (int(np.searchsorted(cum, n // 2 - 1, side="right")) + upper) / 2
-
-
 def _quantile(values: np.ndarray, q: float) -> float:
     """np.quantile(values, q) (linear interpolation) by partial sorting."""
     pos = q * (len(values) - 1)
@@ -60,19 +51,34 @@ def _quantile(values: np.ndarray, q: float) -> float:
     return float(part[lo] + (part[hi] - part[lo]) * (pos - lo))
 
 
+@lru_cache(maxsize=256)
+def _ellipse(h: int, w: int) -> np.ndarray:
+    """The (h, w) mask of the ellipse inscribed in an h x w crop."""
+    yy, xx = np.ogrid[:h, :w]
+    return ((xx - (w - 1) / 2) / (w / 2)) ** 2 + ((yy - (h - 1) / 2) / (h / 2)) ** 2 <= 1.0
+
+
+def _medians_u8(values: np.ndarray) -> list[float]:
+    """np.median of each column of an (N, 3) uint8 array (N >= 1), by partial sorting."""
+    n = len(values)
+    k = n // 2
+    if n % 2:
+        return [float(v) for v in np.partition(values, k, axis=0)[k]]
+    part = np.partition(values, (k - 1, k), axis=0)
+    return [(int(a) + int(b)) / 2 for a, b in zip(part[k - 1], part[k])]
+
+
 def body_pixels(frame: np.ndarray, box: Box) -> np.ndarray:
     """Lab pixels (N, 3) float32 of the die body inside `box`; empty when the box is tiny."""
     crop = crop_box(frame, box, scale=INNER)
     if crop.shape[0] < 4 or crop.shape[1] < 4:
         return np.empty((0, 3), np.float32)
-    h, w = crop.shape[:2]
-    yy, xx = np.ogrid[:h, :w]
-    inside = ((xx - (w - 1) / 2) / (w / 2)) ** 2 + ((yy - (h - 1) / 2) / (h / 2)) ** 2 <= 1.0
+    inside = _ellipse(*crop.shape[:2])
     lab8 = cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_BGR2LAB)[inside]
     lab8 = lab8[lab8[:, 0] < 250]  # specular glints carry the light's colour, not the die's
     if len(lab8) < 10:
         return np.empty((0, 3), np.float32)
-    med = [_median_u8(lab8[:, i]) for i in range(3)]
+    med = _medians_u8(lab8)
     lab = lab8.astype(np.float32)
     # Lightness differences count half: pips differ mostly in L, marbling mostly in a/b.
     dist = (0.5 * (lab[:, 0] - med[0])) ** 2 + (lab[:, 1] - med[1]) ** 2 + (lab[:, 2] - med[2]) ** 2
