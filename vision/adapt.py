@@ -133,7 +133,7 @@ def photo_crops(frame: np.ndarray, labels: Sequence[dict], faces: FaceReader,
         turned = _turns(first)
         f = load_net(path).outputs(
             np.ascontiguousarray(turned.reshape(-1, *first.shape[1:])), [FEATURES])[0]
-        feats.append(f.reshape(len(centers), 8, -1).astype(np.float64))
+        feats.append(f.reshape(len(centers), 8, -1).astype(np.float32, copy=False))
     return feats, np.array(classes)
 
 
@@ -171,7 +171,7 @@ def fit_head(x: np.ndarray, y: np.ndarray, weight: np.ndarray, bias: np.ndarray,
              l2: float = L2, steps: int = STEPS) -> tuple[np.ndarray, np.ndarray]:
     """A last layer (weight (8, K), bias (8,)) fitted to features x (n, K) and classes y
     by softmax cross-entropy, starting from and pulled towards (l2) the given one."""
-    x = x.astype(np.float32)  # twice as fast as float64, and as good here
+    x = x.astype(np.float32, copy=False)  # twice as fast as float64, and as good here
     w0, w, b = weight.astype(np.float32), weight.astype(np.float32), bias.astype(np.float32)
     onehot = np.eye(w.shape[0], dtype=np.float32)[y]
     moments = [np.zeros_like(w), np.zeros_like(w), np.zeros_like(b), np.zeros_like(b)]
