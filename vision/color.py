@@ -53,9 +53,11 @@ def _quantile(values: np.ndarray, q: float) -> float:
 
 @lru_cache(maxsize=256)
 def _ellipse(h: int, w: int) -> np.ndarray:
-    """The (h, w) mask of the ellipse inscribed in an h x w crop."""
+    """The (h, w) mask of the ellipse inscribed in an h x w crop (read-only: shared)."""
     yy, xx = np.ogrid[:h, :w]
-    return ((xx - (w - 1) / 2) / (w / 2)) ** 2 + ((yy - (h - 1) / 2) / (h / 2)) ** 2 <= 1.0
+    mask = ((xx - (w - 1) / 2) / (w / 2)) ** 2 + ((yy - (h - 1) / 2) / (h / 2)) ** 2 <= 1.0
+    mask.flags.writeable = False
+    return mask
 
 
 def _medians_u8(values: np.ndarray) -> list[float]:
