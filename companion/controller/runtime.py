@@ -187,6 +187,7 @@ def build_runtime(config: Any, *, data_dir: Path, camera: str | None, keeper: Pr
     camera_config = dataclasses.replace(config.camera, spec=camera) if camera else config.camera
     from vision.onnxnets import model_dir
 
+    trained = models_folder(camera_config, data_dir, learned=False)  # what learning starts from
     models = models_folder(camera_config, data_dir)
     if models != model_dir():  # weights retrained or learned on this table's photos
         log.info("reading dice with the weights in %s", models)
@@ -195,8 +196,7 @@ def build_runtime(config: Any, *, data_dir: Path, camera: str | None, keeper: Pr
                   photos=photo_log(camera_config, data_dir))
     if table.photos is not None:
         table.learning = DiceLearning(
-            table.photos.folder, Path(data_dir) / OUR_DICE,
-            base=models_folder(camera_config, data_dir, learned=False), current=model_dir,
+            table.photos.folder, Path(data_dir) / OUR_DICE, base=trained, current=model_dir,
             profile=lambda: keeper.profile, use_new=not camera_config.models,
             on_change=table.refresh)
     runtime = Runtime(table)

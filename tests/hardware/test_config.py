@@ -206,3 +206,22 @@ def test_dice_learned_at_the_table_are_read_with_unless_models_is_set(tmp_path, 
     (ours / "faces.json").write_text(json.dumps(meta))
     assert models_folder(camera, tmp_path) == MODEL_DIR
     assert "not using the learned dice weights" in caplog.text
+
+
+def test_a_table_with_a_camera_learns_from_the_trained_weights_not_the_learned_ones(
+        tmp_path, monkeypatch):
+    import shutil
+
+    import companion.controller.runtime as rt
+    from vision.onnxnets import MODEL_DIR, model_dir
+
+    monkeypatch.setenv("DICE_MODELS", "")
+    monkeypatch.setattr(rt, "open_camera_loop", lambda table, camera, keeper: None)
+    shutil.copytree(MODEL_DIR, tmp_path / "our-dice")  # learned before this start
+    config = load_config(write(tmp_path, "[leds]\nbackend = \"none\"\n"))
+    runtime = rt.build_runtime(config, data_dir=tmp_path, camera="usb:0",
+                               keeper=rt.load_keeper(None, tmp_path))
+    learning = runtime.table.learning
+    assert model_dir() == tmp_path / "our-dice"  # the camera reads with the learned ones
+    assert learning.base == MODEL_DIR and learning.current() == tmp_path / "our-dice"
+    assert learning.photos == tmp_path / "dice-photos" and learning.use_new
