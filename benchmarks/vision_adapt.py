@@ -12,6 +12,14 @@ read correctly / dice labelled, missed, false dice, wrong with confidence >= 0.9
 with confidence < 0.5 (the phones are asked), and the seconds learning took (one
 process; numpy may use both cores).
 
+--as-kept learns only from what a table's photo log would hold: the training photos the
+--base reader was unsure of (a die below the table's 0.6) or got wrong, labelled as the
+table labels them from the players' answer (vision.photolog.label_dice: the reader's own
+boxes; a photo with a die missed or one too many is not kept).
+
+--tray X0,Y0,X1,Y1 reads (learning, scoring, --as-kept) inside that rectangle only, as a
+table with a calibrated tray does.
+
 --base should be weights that never saw the --table set, or the gain is that of dice
 the networks know already. The bundled weights saw both public sets, so make them with
 the training recipe: `python -m vision.training.train --only-set matteop65-train ...`
@@ -45,6 +53,28 @@ def table_log(folder: Path, entries: list[dict], held: list[dict], where: Path) 
     return where
 
 
+ASKED_BELOW = 0.6  # the table asks the phones about a die read below this (Table.min_confidence)
+
+
+def as_kept(folder: Path, entries: list[dict], base: Path, profile=None) -> list[dict]:
+    """The entries a table's photo log would keep (see --as-kept), with its labels."""
+    from vision import read_dice
+    from vision.photolog import label_dice
+
+    kept = []
+    for e in entries:
+        reading = read_dice(cv2.imread(str(folder / e["file"])), models=base, profile=profile)
+        truth = [lab["value"] for lab in e["dice"]]
+        read = [d.value for d in reading.dice if d.kind != "event"]
+        if sorted(read, key=str) == sorted(truth, key=str) and all(
+                d.confidence >= ASKED_BELOW for d in reading.dice):
+            continue  # read right and surely: nobody is asked, nothing is kept
+        labels = label_dice(reading.dice, truth, None)
+        if labels is not None:
+            kept.append({**e, "dice": labels})
+    return kept
+
+
 def _line(name: str, t, seconds: float | None = None) -> str:
     took = "" if seconds is None else f"  learned in {seconds:.1f} s"
     return (f"{name:<36} correct {t.correct}/{t.labelled} ({100 * t.correct / max(1, t.labelled):.1f}%)"
@@ -58,7 +88,18 @@ def main() -> int:
     ap.add_argument("--base", type=Path, help="model folder to start from (default: bundled)")
     ap.add_argument("--table", default="byler-2019-12-08", help="the set standing in for a table's dice")
     ap.add_argument("--photos", default="10,20,40,0", help="photo counts to learn from (0: all)")
+    ap.add_argument("--as-kept", action="store_true",
+                    help="only the photos a table's photo log would keep, labelled as it would")
+    ap.add_argument("--tray", metavar="X0,Y0,X1,Y1",
+                    help="read inside this rectangle only, as a calibrated tray (byler: "
+                         "0,0,640,580 leaves out the screw heads on the tray's lip)")
     args = ap.parse_args()
+    profile = None
+    if args.tray:
+        from calibration.profile import Profile
+
+        x0, y0, x1, y1 = (float(v) for v in args.tray.split(","))
+        profile = Profile(tray=[(x0, y0), (x1, y0), (x1, y1), (x0, y1)])
     folder = args.data / args.table
     if not (folder / "manifest.json").is_file():
         print(f"No dice data found at {folder}: pass --data DIR (or set DICE_DATA) and --table SET.")
@@ -73,23 +114,29 @@ def main() -> int:
     train = [e for e in entries if not _is_validation(args.table, e)]
     anchors = [p for p in sorted(SAMPLES.iterdir())
                if (p / "manifest.json").is_file() and p.name != args.table]
+    if args.as_kept:
+        kept = as_kept(folder, train, base, profile)
+        print(f"the photo log would keep {len(kept)} of the {len(train)} training photos "
+              f"({sum(len(e['dice']) for e in kept)} dice)")
+        train = kept
     print(f"learning {args.table}'s dice from its training photos, starting from {base}; "
           f"anchors {', '.join(p.name for p in anchors)}; scored on its {len(held)} "
           f"validation photos")
     with tempfile.TemporaryDirectory() as tmp:
         log = table_log(folder, [], held, Path(tmp) / "start")
-        print(_line("the weights it starts from", score_set(log, base)))
-        for n in (int(v) for v in args.photos.split(",")):
-            n = n or len(train)
+        print(_line("the weights it starts from", score_set(log, base, profile)))
+        for n in sorted({min(int(v) or len(train), len(train))
+                         for v in args.photos.split(",")}):
             log = table_log(folder, train[:n], held, Path(tmp) / f"log{n}")
             started = time.perf_counter()
             try:
-                got = learn(log, Path(tmp) / f"models{n}", base=base, anchors=anchors)
-            except AdaptError as err:
+                got = learn(log, Path(tmp) / f"models{n}", base=base, anchors=anchors,
+                            profile=profile)
+            except AdaptError as err:  # too few dice to learn from: say so, go on
                 print(f"{n} photos: {err}")
-                return 2
+                continue
             seconds = time.perf_counter() - started
-            tally = score_set(log, Path(tmp) / f"models{n}")
+            tally = score_set(log, Path(tmp) / f"models{n}", profile)
             print(_line(f"learned from {n} photos ({got['dice']} dice)", tally, seconds))
     return 0
 
