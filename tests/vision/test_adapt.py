@@ -170,3 +170,28 @@ def test_learn_dice_without_photos_says_so(tmp_path, capsys):
 
     assert main(["learn-dice", "--data", str(tmp_path)]) == 2
     assert "holds no labelled photos" in capsys.readouterr().err
+
+
+def test_a_turned_camera_gives_the_crops_of_an_upright_one(samples):
+    import cv2
+
+    from calibration.profile import Profile
+    from vision.adapt import photo_crops
+    from vision.detect import DieDetector
+    from vision.reader import _to_raw
+
+    detector, faces = DieDetector(MODEL_DIR / "detector.onnx"), FaceReader(MODEL_DIR)
+    for _, image, labels in samples["byler-2019-12-08"][:3]:
+        raw = cv2.rotate(image, cv2.ROTATE_90_COUNTERCLOCKWISE)  # turned 90 clockwise: upright
+        turned = []
+        for lab in labels:  # the labels in the raw frame's pixels, as the photo log keeps them
+            x, y, w, h = lab["bbox"]
+            corners = _to_raw(np.array([[x, y], [x + w, y + h]], float), 90, raw.shape)
+            lo, hi = corners.min(axis=0), corners.max(axis=0)
+            turned.append({**lab, "bbox": [*map(float, lo), *map(float, hi - lo)]})
+        upright_feats, upright_classes = photo_crops(image, labels, faces, detector)
+        feats, classes = photo_crops(raw, turned, faces, detector, Profile(rotation=90))
+        assert len(classes) > len(labels) / 2
+        assert sorted(classes) == sorted(upright_classes)
+        assert np.allclose(np.sort(feats[0].sum(axis=(1, 2))),
+                           np.sort(upright_feats[0].sum(axis=(1, 2))), rtol=1e-3)
