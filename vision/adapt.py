@@ -48,7 +48,8 @@ SAMPLES = Path(__file__).resolve().parent / "samples"  # the bundled labelled ph
 L2 = 1e-2  # pull of the refitted layer towards the trained one
 STEPS = 600  # Adam steps (full batch)
 RATE = 0.01
-FOLDS = 5  # for the temperature: each crop scored by a layer fitted without its photo
+FOLDS = 5  # for the temperature: each crop scored by a layer fitted without its photo,
+FOLD_STEPS = 200  # ... in fewer steps (the same temperatures as with STEPS, in a third of the time)
 MIN_DICE = 20  # labelled dice (not held out) needed to learn from
 
 
@@ -232,7 +233,8 @@ def member_head(table: Crops, anchors: Crops, member: int, weight: np.ndarray,
     folds = np.array_split(np.random.default_rng(0).permutation(held), min(FOLDS, len(held)))
     z = np.zeros((len(ty), weight.shape[0]))
     for fold in folds:
-        w, b = fit_head(x[~np.isin(photo, fold)], y[~np.isin(photo, fold)], weight, bias)
+        w, b = fit_head(x[~np.isin(photo, fold)], y[~np.isin(photo, fold)], weight, bias,
+                        steps=FOLD_STEPS)
         rows = np.isin(tp, fold)
         z[rows] = (tf[member][rows][:, :2] @ w.T + b).mean(1)
     w, b = fit_head(x, y, weight, bias)
