@@ -128,12 +128,13 @@ def photo_crops(frame: np.ndarray, labels: Sequence[dict], faces: FaceReader,
     if not centers:
         return [], np.zeros(0, int)
     feats = []
-    for i, (path, _, size) in enumerate(faces.members):
-        blob = faces.blob(upright, centers, sides, size, faces.paint)
-        first = blob.reshape(len(centers), -1, *blob.shape[1:])[:, 0]
-        turned = _turns(first)
-        f = load_net(path).outputs(
-            np.ascontiguousarray(turned.reshape(-1, *first.shape[1:])), [FEATURES])[0]
+    turned: dict[int, np.ndarray] = {}  # members reading crops of one size share them
+    for path, _, size in faces.members:
+        if size not in turned:
+            blob = faces.blob(upright, centers, sides, size, faces.paint)
+            first = blob.reshape(len(centers), -1, *blob.shape[1:])[:, 0]
+            turned[size] = np.ascontiguousarray(_turns(first).reshape(-1, *first.shape[1:]))
+        f = load_net(path).outputs(turned[size], [FEATURES])[0]
         feats.append(f.reshape(len(centers), 8, -1).astype(np.float32, copy=False))
     return feats, np.array(classes)
 

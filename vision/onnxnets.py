@@ -83,10 +83,10 @@ class OrtNet:
         self.session = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
         self.input = self.session.get_inputs()[0].name
         self.names = [o.name for o in self.session.get_outputs()]
+        self.first = [OUTPUT] if OUTPUT in self.names else self.names[:1]
 
     def run(self, blob: np.ndarray) -> np.ndarray:
-        first = [OUTPUT] if OUTPUT in self.names else self.names[:1]
-        return self.session.run(first, {self.input: blob})[0]
+        return self.session.run(self.first, {self.input: blob})[0]
 
     def outputs(self, blob: np.ndarray, names: list[str]) -> list[np.ndarray]:
         return self.session.run(names, {self.input: blob})
