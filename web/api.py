@@ -94,6 +94,13 @@ def dismiss() -> Response:
     return answer(table_app().table.dismiss())
 
 
+@bp.post("/pending/mark")
+def mark() -> Response:
+    """A tap on the photo of the camera's open question, {"x": 0-1, "y": 0-1}: marks a
+    die it missed, crosses out a box that is no die, or takes a mark back."""
+    return answer(table_app().table.mark_pending(body()))
+
+
 @bp.get("/record")
 def record() -> Response:
     response = jsonify(table_app().table.record())

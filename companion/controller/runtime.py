@@ -199,6 +199,13 @@ def build_runtime(config: Any, *, data_dir: Path, camera: str | None, keeper: Pr
             table.photos.folder, Path(data_dir) / OUR_DICE, base=trained, current=model_dir,
             profile=lambda: keeper.profile, use_new=not camera_config.models,
             on_change=table.refresh)
+
+        def locate(frame: Any, point: Any, dice: Any, taken: Any) -> Any:  # a tapped die, calibrated
+            from vision.locate import mark_box
+
+            return mark_box(frame, point, dice, taken=taken, profile=keeper.profile)
+
+        table.locate = locate
     runtime = Runtime(table)
     if camera_config.spec != "none":
         runtime.camera_loop = open_camera_loop(table, camera_config, keeper)

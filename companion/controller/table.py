@@ -20,6 +20,7 @@ import numpy as np
 from companion.controller.describe import describe_events, describe_step
 from companion.controller.interpret import Expectation, Verdict, interpret
 from companion.controller.liveview import LiveView, encode_jpeg
+from companion.controller.marks import Locate, PhotoMarks, locate_die
 from companion.controller.store import GameStore, StoredGame
 
 log = logging.getLogger(__name__)
@@ -67,6 +68,9 @@ class Table:
         self.pending: dict[str, Any] | None = None
         self._pending_evidence: bytes | None = None
         self._pending_frame: tuple[np.ndarray, Any] | None = None  # (frame, reading) asked about
+        self._marks: PhotoMarks | None = None  # the players' marks on that frame's photo
+        self._photo_seq = 0  # counts the photos asked about
+        self.locate: Locate = locate_die  # finds a tapped die (the runtime's knows the profile)
         # The camera's last roll played as read: (game id, its step index, frame, reading),
         # and the same once the players took it back ("Wrong read? Fix it"), until they
         # enter the roll it really was.
@@ -205,7 +209,7 @@ class Table:
                 game.has_evidence.append(ev is not None)
                 self._advance(step, meta, ev is not None)
             if answered and self._pending_frame is not None:
-                self._keep_photo(steps, *self._pending_frame)
+                self._keep_photo(steps, *self._pending_frame, marks=self._marks)
             elif disputed and disputed[:2] == (game.id, len(game.steps) - len(steps)):
                 self._keep_photo(steps, *disputed[2:])  # the roll the camera misread
             if not self._pending_awaits_more(steps):
@@ -246,6 +250,7 @@ class Table:
             self.pending = {"kind": kind, "reason": reason, "proposal": proposal or {}}
             self._pending_evidence = None
             self._pending_frame = None
+            self._marks = None
             self._changed()
 
     def dismiss(self) -> dict[str, Any]:
@@ -289,6 +294,7 @@ class Table:
         self.pending = None
         self._pending_evidence = None
         self._pending_frame = None
+        self._marks = None
 
     # ----- camera ----------------------------------------------------------------------------
     def set_camera(self, mode: str, message: str) -> None:
@@ -344,29 +350,56 @@ class Table:
                 self.pending = {"kind": verdict.proposal.get("kind", "roll"),
                                 "reason": verdict.reason, "proposal": verdict.proposal}
                 self._pending_evidence = encode_jpeg(picture)
+                self._marks = None
+                self._photo_seq += 1  # phones fetch the new photo once, not on every mark
                 if self.photos is not None:  # only a photo log needs the frame kept
                     self._pending_frame = (frame.copy(), reading)
                 self._changed()
             return verdict
 
-    def _keep_photo(self, steps: Sequence[dict[str, Any]], frame: np.ndarray, reading: Any
-                    ) -> None:
+    def _keep_photo(self, steps: Sequence[dict[str, Any]], frame: np.ndarray, reading: Any,
+                    marks: PhotoMarks | None = None) -> None:
         """The players gave the real roll for a frame the camera was unsure of, or misread:
-        give the frame and its read dice to the photo log, which keeps them labelled if
-        it can."""
+        give the frame and its read dice (less those the players crossed out, plus those
+        they marked) to the photo log, which keeps them labelled if it can."""
         roll = next((s for s in steps if "roll" in s), None)
         if self.photos is None or roll is None:
             return
         assert self.game is not None
         name = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock()))
         try:
-            self.photos.add_checked(frame, reading.dice, roll["roll"], roll.get("event"),
-                                    f"{name}-game{self.game.id}-step{len(self.game.steps)}")
+            self.photos.add_checked(
+                frame, marks.kept_dice() if marks else reading.dice, roll["roll"],
+                roll.get("event"), f"{name}-game{self.game.id}-step{len(self.game.steps)}",
+                missed=marks.missed if marks else ())
         except (OSError, ValueError) as err:  # a full card or a bad manifest: the game goes on
             log.warning("the checked roll's photo was not kept: %s", err)
 
     def pending_evidence(self) -> bytes | None:
         return self._pending_evidence
+
+    def mark_pending(self, tap: Any) -> dict[str, Any]:
+        """A tap on the photo of the camera's open question, {"x": 0-1, "y": 0-1} of its
+        width and height: marks a die the camera missed, crosses out one it took for a
+        die, or takes a mark back (companion.controller.marks)."""
+        if not isinstance(tap, dict) or set(tap) != {"x", "y"}:
+            raise TableError('Send the tap as {"x": 0-1, "y": 0-1} of the photo.')
+        with self._lock:
+            if not self._markable():
+                raise TableError("There is no photo of the camera's to mark now.")
+            assert self._pending_frame is not None
+            if self._marks is None:
+                frame, reading = self._pending_frame
+                self._marks = PhotoMarks(frame, list(reading.dice), self.locate)
+            said = self._marks.tap(tap["x"], tap["y"])
+            self._changed()
+            return self.state() | {"said": said}
+
+    def _markable(self) -> bool:
+        """Marks are kept for the photo of a roll the camera asked about, when the table
+        keeps photos (they only decide what the photo log keeps)."""
+        return (self._pending_frame is not None and self.pending is not None
+                and self.pending.get("kind") == "roll")
 
     # ----- views -----------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -379,8 +412,12 @@ class Table:
             return state
 
     def _build_state(self) -> dict[str, Any]:
+        pending = self.pending
+        if pending is not None and self._markable():
+            pending = pending | {"markable": True, "photo": self._photo_seq,
+                                 "marks": self._marks.view() if self._marks else []}
         base: dict[str, Any] = {"version": self.version, "boot": self.boot, "camera": self.camera,
-                                "pending": self.pending, "last_read": self.last_read,
+                                "pending": pending, "last_read": self.last_read,
                                 "settings": dict(self.settings), "advice": None,
                                 "photos": self._photos_kept()}
         if self.game is None or self.state_obj is None:

@@ -260,3 +260,71 @@ def test_a_sure_read_the_players_took_back_and_fixed_is_kept(table, fakes, loop_
     table.undo()  # the "roll again" too: the players changed their mind
     table.apply_step({"action": "stop"})
     assert len(table.photos) == 1
+
+
+def test_dice_the_players_mark_on_the_photo_let_a_missed_die_be_kept(table, fakes, loop_for,
+                                                                     tmp_path):
+    from companion.controller.table import TableError
+    from vision.photolog import PhotoLog
+
+    table.photos = PhotoLog(tmp_path / "dice-photos")
+    table.apply_step({"action": "recruit"})
+    reader = fakes.Reader()
+    read = fakes.reading([1, 2, 2, 4, 4], "blank")  # the 5 at x = 460 was missed
+    false = fakes.soldier(6, 560.0, conf=0.3)  # and a speck taken, unsurely, for a 6
+    reader.next.append(type(read)(dice=(*read.dice, false), warnings=()))
+    loop_for(table, ["settled"], reader).step()
+    pending = table.state()["pending"]
+    assert pending["markable"] and pending["marks"] == []
+    before = table.position()
+    said = table.mark_pending({"x": 460 / 640, "y": 105 / 480})["said"]
+    assert said == "Marked: a die the camera missed."
+    # the grey test frame has no die for the detector: the mark is a die-sized box at the tap
+    assert table._marks.missed == [(450, 95, 20, 20)]
+    state = table.mark_pending({"x": 565 / 640, "y": 95 / 480})  # inside the speck's box
+    assert state["said"] == "Crossed out: no die there."
+    assert state["pending"]["marks"] == [{"kind": "missed", "x": 0.7188, "y": 0.2188},
+                                         {"kind": "not_die", "x": 0.875, "y": 0.2083}]
+    assert table.mark_pending({"x": 60 / 640, "y": 100 / 480})["said"] == "Crossed out: no die there."
+    assert table.mark_pending({"x": 60 / 640, "y": 100 / 480})["said"] == "That is a die again."
+    assert table.position() == before  # marks never touch the game
+    for bad, message in [({"x": 1.5, "y": 0.2}, "between 0 and 1"), ({"x": 0.5}, "tap as"),
+                         ([0.5, 0.5], "tap as"), ({"x": True, "y": 0.2}, "between 0 and 1")]:
+        with pytest.raises(ValueError, match=message):  # TableError or MarkError: a 400
+            table.mark_pending(bad)
+    assert len(table.state()["pending"]["marks"]) == 2  # refused taps change nothing
+    table.apply_step({"roll": [1, 2, 2, 4, 4, 5], "event": "blank"})  # the players' answer
+    [entry] = table.photos.manifest()["images"]
+    assert [d["value"] for d in entry["dice"]] == [1, 2, 2, 4, 4, 5, "blank"]
+    assert entry["dice"][5]["bbox"] == [450.0, 95.0, 20.0, 20.0]
+    assert table.state()["pending"] is None
+    with pytest.raises(TableError, match="no photo of the camera's to mark"):
+        table.mark_pending({"x": 0.5, "y": 0.5})
+
+
+def test_a_mark_is_taken_back_by_a_tap_on_it_and_unmarked_photos_stay_unkept(
+        table, fakes, loop_for, tmp_path):
+    from vision.photolog import PhotoLog
+
+    table.photos = PhotoLog(tmp_path / "dice-photos")
+    table.apply_step({"action": "recruit"})
+    reader = fakes.Reader()
+    reader.next.append(fakes.reading([1, 2, 2, 4, 4], "blank"))
+    loop_for(table, ["settled"], reader).step()
+    table.mark_pending({"x": 0.7, "y": 0.2})
+    assert table.mark_pending({"x": 0.7, "y": 0.2})["said"] == "The mark is taken back."
+    assert table.state()["pending"]["marks"] == []
+    table.apply_step({"roll": [1, 2, 2, 4, 4, 5], "event": "blank"})
+    assert len(table.photos) == 0  # a die missed and not marked: which box is the 5's?
+
+
+def test_marks_need_a_table_that_keeps_photos(table, fakes, loop_for):
+    from companion.controller.table import TableError
+
+    table.apply_step({"action": "recruit"})
+    reader = fakes.Reader()
+    reader.next.append(fakes.reading([1, 2, 2, 4, 4], "blank"))
+    loop_for(table, ["settled"], reader).step()
+    assert "markable" not in table.state()["pending"]
+    with pytest.raises(TableError, match="no photo"):
+        table.mark_pending({"x": 0.5, "y": 0.5})

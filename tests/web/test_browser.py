@@ -229,3 +229,40 @@ def test_the_dice_are_learned_from_the_table_tab(live_server, phone, tmp_path):
     go.set()
     expect(page.locator("#learn-dice-status")).to_contain_text("Learned from 20 photos")
     expect(button).to_be_enabled()
+
+
+def test_a_missed_die_is_marked_on_the_photo_and_the_photo_kept(live_server, phone, tmp_path):
+    from playwright.sync_api import expect
+
+    from vision.photolog import PhotoLog
+    from vision.types import Die, Reading
+
+    base, app = live_server
+    table = app.extensions["dragon_farkle"].table
+    table.photos = PhotoLog(tmp_path / "dice-photos")
+    table.new_game({"players": ["Ann", "Bob"]})
+    table.apply_step({"action": "recruit"})
+    frame = np.full((480, 640, 3), 60, np.uint8)
+    dice = [Die("soldier", f, (60 + 80 * i, 100), (50 + 80 * i, 90, 20, 20), 0.97)
+            for i, f in enumerate([1, 2, 2, 4, 4])]  # the sixth die, a 5 at (460, 100), missed
+    dice.append(Die("event", "blank", (500, 400), (490, 390, 20, 20), 0.97))
+    table.handle_reading(Reading(dice=tuple(dice), warnings=()), frame)
+    page = phone()
+    page.goto(f"{base}/?code={PIN}")
+    photo = page.locator("#pending .markpic img")
+    expect(photo).to_be_visible()
+    box = photo.bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 460 / 640, box["y"] + box["height"] * 100 / 480)
+    expect(page.locator("#pending .mark.missed")).to_have_count(1)
+    expect(page.locator("#toast")).to_have_text("Marked: a die the camera missed.")
+    mark = page.locator("#pending .mark.missed").bounding_box()  # drawn where it was tapped
+    assert abs(mark["x"] + mark["width"] / 2 - (box["x"] + box["width"] * 460 / 640)) < 3
+    assert abs(mark["y"] + mark["height"] / 2 - (box["y"] + box["height"] * 100 / 480)) < 3
+    page.get_by_text("Correct it").tap()
+    page.locator("#entry [data-face='5']").tap()
+    page.locator("#enter-roll").tap()
+    expect(page.locator("#pending")).to_be_hidden()
+    [entry] = table.photos.manifest()["images"]
+    assert [d["value"] for d in entry["dice"]] == [1, 2, 2, 4, 4, 5, "blank"]
+    x, y, w, h = entry["dice"][5]["bbox"]
+    assert abs(x + w / 2 - 460) < 4 and abs(y + h / 2 - 100) < 4

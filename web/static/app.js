@@ -238,7 +238,7 @@ function renderPending(st) {
   var fromCamera = p.kind === "roll" || p.kind === "rally" || p.kind === "set_aside";
   box.appendChild(h("div", {"class": "card-head"}, [h("h2", null, [icon(fromCamera ? "camera" : "hand"), fromCamera ? " The camera is not sure" : " The table asks"])]));
   box.appendChild(h("p", {text: p.reason}));
-  if (fromCamera) box.appendChild(h("img", {src: "/api/evidence/pending.jpg?v=" + st.version, alt: "what the camera saw"}));
+  if (fromCamera) box.appendChild(photoToMark(p, st));
   var row = h("div", {"class": "row"});
   if (p.kind === "roll" && prop.roll) {
     var seen = h("div", {"class": "lastroll"}, [h("span", {"class": "muted small", text: "Read as"})]);
@@ -266,6 +266,25 @@ function renderPending(st) {
   row.appendChild(h("button", {"class": "btn ghost", type: "button", disabled: joined ? null : "disabled", text: p.kind === "notice" ? "OK" : "Dismiss",
     onclick: function () { post("/api/pending/dismiss", {}); }}));
   box.appendChild(row);
+}
+
+/* The camera's photo; where the table keeps photos of checked rolls, a tap marks a die the
+   camera missed, crosses out a box that is no die, or takes a mark back (every phone sees them). */
+function photoToMark(p, st) {
+  var img = h("img", {src: "/api/evidence/pending.jpg?v=" + (p.photo || st.version), alt: "what the camera saw"});
+  if (!p.markable) return img;
+  var pic = h("div", {"class": "markpic"}, [img]);
+  (p.marks || []).forEach(function (m) {
+    pic.appendChild(h("span", {"class": "mark " + m.kind, style: "left:" + (100 * m.x) + "%;top:" + (100 * m.y) + "%",
+      "aria-label": m.kind === "missed" ? "marked: a die the camera missed" : "crossed out: no die", role: "img"}));
+  });
+  if (joined) img.addEventListener("click", function (ev) {
+    var r = img.getBoundingClientRect();
+    var x = Math.min(1, Math.max(0, (ev.clientX - r.left) / r.width)), y = Math.min(1, Math.max(0, (ev.clientY - r.top) / r.height));
+    post("/api/pending/mark", {x: x, y: y}).then(function (d) { if (d.said) toast(d.said, true); }, function () {});
+  });
+  return h("div", null, [pic, h("p", {"class": "muted small",
+    text: "Did the camera miss a die? Tap it on the photo. Tap a box that is no die to cross it out. This only teaches the camera; the roll is what you enter."})]);
 }
 
 function stepButton(step, st) {
