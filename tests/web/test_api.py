@@ -42,7 +42,7 @@ def test_new_game_takes_a_records_setup(player):
 
 
 @pytest.mark.parametrize("path", ["/api/games", "/api/steps", "/api/undo", "/api/pending/dismiss",
-                                  "/api/settings", "/api/dice/learn"])
+                                  "/api/settings", "/api/dice/learn", "/api/pending/mark"])
 def test_every_post_but_join_needs_the_code(client, path):
     r = client.post(path, json={"action": "recruit"})
     assert r.status_code == 403
@@ -223,6 +223,28 @@ def test_camera_question_and_evidence_through_the_api(app, game):
     assert state["phase"] == "set_aside" and state["history"][-1]["source"] == "camera"
     r = game.get(f"/api/evidence/{state['history'][-1]['seq']}.jpg")
     assert r.status_code == 200 and r.mimetype == "image/jpeg"
+
+
+def test_marks_on_the_camera_photo_through_the_api(app, game, tmp_path):
+    import numpy as np
+
+    from vision.photolog import PhotoLog
+    from vision.types import Die, Reading
+
+    table = app.extensions["dragon_farkle"].table
+    game.post("/api/steps", json={"action": "recruit"})
+    r = game.post("/api/pending/mark", json={"x": 0.5, "y": 0.5})
+    assert r.status_code == 400 and "no photo" in r.json["error"]
+    table.photos = PhotoLog(tmp_path / "dice-photos")
+    dice = tuple(Die("soldier", f, (50 + 60 * i, 50), (40 + 60 * i, 40, 20, 20), 0.99)
+                 for i, f in enumerate([1, 2, 2, 4, 4]))
+    table.handle_reading(Reading(dice=dice, warnings=()), np.full((480, 640, 3), 80, np.uint8))
+    r = game.post("/api/pending/mark", json={"x": 0.5, "y": 0.5})
+    assert r.status_code == 200 and r.json["said"] == "Marked: a die the camera missed."
+    assert r.json["pending"]["marks"] == [{"kind": "missed", "x": 0.5, "y": 0.5}]
+    r = game.post("/api/pending/mark", json={"x": "left", "y": 0.5})
+    assert r.status_code == 400 and "between 0 and 1" in r.json["error"]
+    assert len(game.get("/api/state").json["pending"]["marks"]) == 1
 
 
 def test_learning_the_dice_is_started_from_the_page(app, player, tmp_path):
