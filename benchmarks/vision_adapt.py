@@ -17,6 +17,10 @@ process; numpy may use both cores).
 table labels them from the players' answer (vision.photolog.label_dice: the reader's own
 boxes; a photo with a die missed or one too many is not kept).
 
+--marks SIDES (with --as-kept) has the players mark on the photo, as the phone page lets
+them, each die the camera missed (a tap up to SIDES die sides off its centre; the box
+comes from vision.locate) and each false die: those photos are kept too.
+
 --tray X0,Y0,X1,Y1 reads (learning, scoring, --as-kept) inside that rectangle only, as a
 table with a calibrated tray does.
 
@@ -30,6 +34,7 @@ used: that measures what learning costs on dice they already read well.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import tempfile
@@ -54,25 +59,66 @@ def table_log(folder: Path, entries: list[dict], held: list[dict], where: Path) 
 
 
 ASKED_BELOW = 0.6  # the table asks the phones about a die read below this (Table.min_confidence)
+TRIES = 5  # --marks: taps a player makes at most to mark one missed die
 
 
-def as_kept(folder: Path, entries: list[dict], base: Path, profile=None) -> list[dict]:
-    """The entries a table's photo log would keep (see --as-kept), with its labels."""
+def as_kept(folder: Path, entries: list[dict], base: Path, profile=None,
+            tap_error: float | None = None, seed: int = 0) -> tuple[list[dict], list[float]]:
+    """The entries a table's photo log would keep (see --as-kept), with its labels, and,
+    with `tap_error` (see --marks), how far each marked die's box centre lies from its
+    labelled centre, in die sides."""
+    import numpy as np
+
+    from companion.controller.marks import MarkError, PhotoMarks
     from vision import read_dice
+    from vision.evaluate import match
+    from vision.locate import mark_box
     from vision.photolog import label_dice
 
-    kept = []
+    def locate(frame, point, dice, taken):
+        return mark_box(frame, point, dice, taken=taken, profile=profile, models=base)
+
+    rng = np.random.default_rng(seed)
+    kept, gaps = [], []
     for e in entries:
-        reading = read_dice(cv2.imread(str(folder / e["file"])), models=base, profile=profile)
+        frame = cv2.imread(str(folder / e["file"]))
+        reading = read_dice(frame, models=base, profile=profile)
         truth = [lab["value"] for lab in e["dice"]]
         read = [d.value for d in reading.dice if d.kind != "event"]
         if sorted(read, key=str) == sorted(truth, key=str) and all(
                 d.confidence >= ASKED_BELOW for d in reading.dice):
             continue  # read right and surely: nobody is asked, nothing is kept
-        labels = label_dice(reading.dice, truth, None)
+        marks = PhotoMarks(frame, list(reading.dice), locate)
+        if tap_error is not None:  # the players tap each missed die and each false one
+            pairs = match(reading.dice, e["dice"])
+            h, w = frame.shape[:2]
+            for i, d in enumerate(reading.dice):
+                if i not in {di for di, _ in pairs}:
+                    with contextlib.suppress(MarkError):  # (as above)
+                        marks.tap(d.center[0] / w, d.center[1] / h)
+            for li, lab in enumerate(e["dice"]):
+                if li in {j for _, j in pairs}:
+                    continue
+                x, y, bw, bh = lab["bbox"]
+                centre = np.array([x + bw / 2, y + bh / 2])
+                for _ in range(TRIES):  # a tap that lands in a read die's box crosses it out:
+                    before = (list(marks.missed), set(marks.not_dice))  # the players see
+                    tap = centre + rng.uniform(-tap_error, tap_error, 2) * max(bw, bh)
+                    try:
+                        marks.tap(float(np.clip(tap[0] / w, 0, 1)),
+                                  float(np.clip(tap[1] / h, 0, 1)))
+                    except MarkError:  # more marks than a photo takes: this one is not kept
+                        break
+                    if len(marks.missed) > len(before[0]):
+                        got = marks.missed[-1]
+                        gaps.append(float(np.hypot(got[0] + got[2] / 2 - centre[0],
+                                                   got[1] + got[3] / 2 - centre[1]) / max(bw, bh)))
+                        break
+                    marks.missed, marks.not_dice = before  # that, tap it back and try again
+        labels = label_dice(marks.kept_dice(), truth, None, marks.missed)
         if labels is not None:
             kept.append({**e, "dice": labels})
-    return kept
+    return kept, gaps
 
 
 def _line(name: str, t, seconds: float | None = None) -> str:
@@ -90,6 +136,10 @@ def main() -> int:
     ap.add_argument("--photos", default="10,20,40,0", help="photo counts to learn from (0: all)")
     ap.add_argument("--as-kept", action="store_true",
                     help="only the photos a table's photo log would keep, labelled as it would")
+    ap.add_argument("--marks", type=float, metavar="SIDES",
+                    help="with --as-kept: the players mark each die the camera missed, by a "
+                         "tap up to SIDES die sides off its centre (0.45: a finger on a "
+                         "phone), and cross out each false die (companion.controller.marks)")
     ap.add_argument("--tray", metavar="X0,Y0,X1,Y1",
                     help="read inside this rectangle only, as a calibrated tray (byler: "
                          "0,0,640,580 leaves out the screw heads on the tray's lip)")
@@ -114,10 +164,19 @@ def main() -> int:
     train = [e for e in entries if not _is_validation(args.table, e)]
     anchors = [p for p in sorted(SAMPLES.iterdir())
                if (p / "manifest.json").is_file() and p.name != args.table]
+    if args.marks is not None and not args.as_kept:
+        ap.error("--marks goes with --as-kept")
     if args.as_kept:
-        kept = as_kept(folder, train, base, profile)
+        kept, gaps = as_kept(folder, train, base, profile, args.marks)
         print(f"the photo log would keep {len(kept)} of the {len(train)} training photos "
               f"({sum(len(e['dice']) for e in kept)} dice)")
+        if gaps:
+            import numpy as np
+
+            print(f"dice marked by a tap up to {args.marks} die sides off: {len(gaps)}; their "
+                  f"boxes' centres {np.median(gaps):.2f} die sides from the labelled ones "
+                  f"(median; 90th percentile {np.percentile(gaps, 90):.2f}; "
+                  f"{sum(g <= 0.25 for g in gaps)} within 0.25)")
         train = kept
     print(f"learning {args.table}'s dice from its training photos, starting from {base}; "
           f"anchors {', '.join(p.name for p in anchors)}; scored on its {len(held)} "

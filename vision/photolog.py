@@ -32,31 +32,20 @@ JPEG_QUALITY = 92
 DEFAULT_LIMIT = 500  # photos kept at most (15-60 kB each at 640x480)
 
 
-def label_dice(dice: Sequence[Any], roll: Sequence[int], event: str | None,
-               missed: Sequence[Sequence[float]] = ()) -> list[dict[str, Any]] | None:
+def label_dice(dice: Sequence[Any], roll: Sequence[int], event: str | None
+               ) -> list[dict[str, Any]] | None:
     """Labels [{"value", "bbox"} (+ "kind": "event")] for the read `dice` (vision Die:
     kind, value, box, confidence) given the faces the players answered, or None when
     the answer leaves a choice: a die missed or one too many, or dice whose faces could
     go either way round (read 3 and 3, answered 3 and 5: which one was the 5?).
-
-    `missed`: the [x, y, w, h] boxes of dice the camera missed, which the players
-    marked on the photo (the dice it took for dice that are none are left out of `dice`
-    by the caller). They carry no read face: they take the faces the roll has left over.
-    They are the roll's missing soldier dice, or the Event die when only that is
-    missing; any other count leaves a choice.
 
     As few read faces change as the answer allows: a die keeps its read face when the
     roll has it, first the surely read dice (SURE, wrong at most 0.1% of the time), then
     the others while the roll has that face for all of them. The dice left over take the
     faces left over if those are all alike. (Two misreads that swap faces, a 2 read 4 and
     a 4 read 2, cannot be seen and are labelled as read.)"""
-    soldiers: list[Any] = [d for d in dice if d.kind != "event"]
-    events: list[Any] = [d for d in dice if d.kind == "event"]
-    marked = [_Marked(tuple(float(v) for v in box)) for box in missed]
-    if marked and len(soldiers) == len(roll) and not events and event is not None:
-        events += marked  # only the Event die is missing: the mark is the Event die
-    else:
-        soldiers += marked
+    soldiers = [d for d in dice if d.kind != "event"]
+    events = [d for d in dice if d.kind == "event"]
     if len(soldiers) != len(roll) or len(events) != (event is not None):
         return None
     if not all(isinstance(v, int) and 1 <= v <= 6 for v in roll):
@@ -81,19 +70,6 @@ def label_dice(dice: Sequence[Any], roll: Sequence[int], event: str | None,
     out = [{"value": value[i], "bbox": _bbox(d)} for i, d in enumerate(soldiers)]
     out += [{"value": event, "bbox": _bbox(d), "kind": "event"} for d in events]
     return out
-
-
-class _Marked:
-    """A die the players marked on the photo: where it is, no face read."""
-
-    kind = "soldier"
-    value = None
-    confidence = 0.0
-
-    def __init__(self, box: tuple[float, ...]) -> None:
-        if len(box) != 4 or not (box[2] > 0 and box[3] > 0):
-            raise ValueError(f"a marked die's box is [x, y, w, h] with w, h > 0, not {list(box)}")
-        self.box = box
 
 
 def _bbox(die: Any) -> list[float]:
@@ -135,12 +111,10 @@ class PhotoLog:
         return self._count
 
     def add_checked(self, frame: np.ndarray, dice: Sequence[Any], roll: Sequence[int],
-                    event: str | None, name: str, missed: Sequence[Sequence[float]] = ()
-                    ) -> Path | None:
-        """Keep a frame whose read `dice` the players answered with `roll` and `event`
-        (and `missed`: boxes of dice they marked), labelled by label_dice; None when the
-        answer leaves a choice (or see add)."""
-        labels = label_dice(dice, roll, event, missed)
+                    event: str | None, name: str) -> Path | None:
+        """Keep a frame whose read `dice` the players answered with `roll` and `event`,
+        labelled by label_dice; None when the answer leaves a choice (or see add)."""
+        labels = label_dice(dice, roll, event)
         return None if labels is None else self.add(frame, labels, name)
 
     def add(self, frame: np.ndarray, dice: list[dict[str, Any]], name: str) -> Path | None:

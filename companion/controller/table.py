@@ -360,18 +360,21 @@ class Table:
     def _keep_photo(self, steps: Sequence[dict[str, Any]], frame: np.ndarray, reading: Any,
                     marks: PhotoMarks | None = None) -> None:
         """The players gave the real roll for a frame the camera was unsure of, or misread:
-        give the frame and its read dice (less those the players crossed out, plus those
-        they marked) to the photo log, which keeps them labelled if it can."""
+        give the frame and its read dice (as the players marked them on the photo) to the
+        photo log, which keeps them labelled if it can."""
         roll = next((s for s in steps if "roll" in s), None)
         if self.photos is None or roll is None:
             return
         assert self.game is not None
         name = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock()))
+        name = f"{name}-game{self.game.id}-step{len(self.game.steps)}"
         try:
-            self.photos.add_checked(
-                frame, marks.kept_dice() if marks else reading.dice, roll["roll"],
-                roll.get("event"), f"{name}-game{self.game.id}-step{len(self.game.steps)}",
-                missed=marks.missed if marks else ())
+            if marks is not None and marks.marked():
+                labels = marks.labels(roll["roll"], roll.get("event"))
+                if labels is not None:
+                    self.photos.add(frame, labels, name)
+            else:
+                self.photos.add_checked(frame, reading.dice, roll["roll"], roll.get("event"), name)
         except (OSError, ValueError) as err:  # a full card or a bad manifest: the game goes on
             log.warning("the checked roll's photo was not kept: %s", err)
 
@@ -379,11 +382,11 @@ class Table:
         return self._pending_evidence
 
     def mark_pending(self, tap: Any) -> dict[str, Any]:
-        """A tap on the photo of the camera's open question, {"x": 0-1, "y": 0-1} of its
-        width and height: marks a die the camera missed, crosses out one it took for a
-        die, or takes a mark back (companion.controller.marks)."""
-        if not isinstance(tap, dict) or set(tap) != {"x", "y"}:
-            raise TableError('Send the tap as {"x": 0-1, "y": 0-1} of the photo.')
+        """A mark on the photo of the camera's open question: {"x": 0-1, "y": 0-1} of its
+        width and height, "face": 1-6, an Event face, "none" (no die there) or "clear"
+        (take the mark back); see companion.controller.marks."""
+        if not isinstance(tap, dict) or set(tap) != {"x", "y", "face"}:
+            raise TableError('Send the mark as {"x": 0-1, "y": 0-1, "face": ...} of the photo.')
         with self._lock:
             if not self._markable():
                 raise TableError("There is no photo of the camera's to mark now.")
@@ -391,7 +394,7 @@ class Table:
             if self._marks is None:
                 frame, reading = self._pending_frame
                 self._marks = PhotoMarks(frame, list(reading.dice), self.locate)
-            said = self._marks.tap(tap["x"], tap["y"])
+            said = self._marks.tap(tap["x"], tap["y"], tap["face"])
             self._changed()
             return self.state() | {"said": said}
 
@@ -414,8 +417,10 @@ class Table:
     def _build_state(self) -> dict[str, Any]:
         pending = self.pending
         if pending is not None and self._markable():
+            marks = self._marks
             pending = pending | {"markable": True, "photo": self._photo_seq,
-                                 "marks": self._marks.view() if self._marks else []}
+                                 "marks": marks.view() if marks else [],
+                                 "photo_roll": marks.roll() if marks and marks.marked() else None}
         base: dict[str, Any] = {"version": self.version, "boot": self.boot, "camera": self.camera,
                                 "pending": pending, "last_read": self.last_read,
                                 "settings": dict(self.settings), "advice": None,

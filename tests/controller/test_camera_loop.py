@@ -275,35 +275,43 @@ def test_dice_the_players_mark_on_the_photo_let_a_missed_die_be_kept(table, fake
     reader.next.append(type(read)(dice=(*read.dice, false), warnings=()))
     loop_for(table, ["settled"], reader).step()
     pending = table.state()["pending"]
-    assert pending["markable"] and pending["marks"] == []
+    assert pending["markable"] and pending["marks"] == [] and pending["photo_roll"] is None
     before = table.position()
-    said = table.mark_pending({"x": 460 / 640, "y": 105 / 480})["said"]
-    assert said == "Marked: a die the camera missed."
+    said = table.mark_pending({"x": 460 / 640, "y": 105 / 480, "face": 5})["said"]
+    assert said == "Marked: a die the camera missed, showing 5."
     # the grey test frame has no die for the detector: the mark is a die-sized box at the tap
-    assert table._marks.missed == [(450, 95, 20, 20)]
-    state = table.mark_pending({"x": 565 / 640, "y": 95 / 480})  # inside the speck's box
+    assert table._marks.missed[0].box == (450, 95, 20, 20)
+    state = table.mark_pending({"x": 565 / 640, "y": 95 / 480, "face": "none"})  # the speck
     assert state["said"] == "Crossed out: no die there."
-    assert state["pending"]["marks"] == [{"kind": "missed", "x": 0.7188, "y": 0.2188},
-                                         {"kind": "not_die", "x": 0.875, "y": 0.2083}]
-    assert table.mark_pending({"x": 60 / 640, "y": 100 / 480})["said"] == "Crossed out: no die there."
-    assert table.mark_pending({"x": 60 / 640, "y": 100 / 480})["said"] == "That is a die again."
+    assert state["pending"]["marks"] == [
+        {"kind": "missed", "face": 5, "x": 0.7188, "y": 0.2188},
+        {"kind": "not_die", "face": "none", "x": 0.875, "y": 0.2083}]
+    assert state["pending"]["photo_roll"] == {"roll": [1, 2, 2, 4, 4, 5], "event": "blank"}
+    said = table.mark_pending({"x": 60 / 640, "y": 100 / 480, "face": 3})["said"]
+    assert said == "That die shows 3."
+    assert table.state()["pending"]["photo_roll"]["roll"] == [2, 2, 3, 4, 4, 5]
+    said = table.mark_pending({"x": 60 / 640, "y": 100 / 480, "face": "clear"})["said"]
+    assert said == "The die is as the camera read it again."
     assert table.position() == before  # marks never touch the game
-    for bad, message in [({"x": 1.5, "y": 0.2}, "between 0 and 1"), ({"x": 0.5}, "tap as"),
-                         ([0.5, 0.5], "tap as"), ({"x": True, "y": 0.2}, "between 0 and 1")]:
+    for bad, message in [({"x": 1.5, "y": 0.2, "face": 2}, "between 0 and 1"),
+                         ({"x": 0.5, "y": 0.5}, "mark as"), ([0.5, 0.5], "mark as"),
+                         ({"x": True, "y": 0.2, "face": 2}, "between 0 and 1"),
+                         ({"x": 0.5, "y": 0.5, "face": 7}, "marked 1-6"),
+                         ({"x": 0.1, "y": 0.9, "face": "none"}, "no box or mark there")]:
         with pytest.raises(ValueError, match=message):  # TableError or MarkError: a 400
             table.mark_pending(bad)
-    assert len(table.state()["pending"]["marks"]) == 2  # refused taps change nothing
+    assert len(table.state()["pending"]["marks"]) == 2  # refused marks change nothing
     table.apply_step({"roll": [1, 2, 2, 4, 4, 5], "event": "blank"})  # the players' answer
     [entry] = table.photos.manifest()["images"]
     assert [d["value"] for d in entry["dice"]] == [1, 2, 2, 4, 4, 5, "blank"]
     assert entry["dice"][5]["bbox"] == [450.0, 95.0, 20.0, 20.0]
     assert table.state()["pending"] is None
     with pytest.raises(TableError, match="no photo of the camera's to mark"):
-        table.mark_pending({"x": 0.5, "y": 0.5})
+        table.mark_pending({"x": 0.5, "y": 0.5, "face": 2})
 
 
-def test_a_mark_is_taken_back_by_a_tap_on_it_and_unmarked_photos_stay_unkept(
-        table, fakes, loop_for, tmp_path):
+def test_marks_taken_back_or_contradicting_the_roll_keep_no_photo(table, fakes, loop_for,
+                                                                  tmp_path):
     from vision.photolog import PhotoLog
 
     table.photos = PhotoLog(tmp_path / "dice-photos")
@@ -311,11 +319,32 @@ def test_a_mark_is_taken_back_by_a_tap_on_it_and_unmarked_photos_stay_unkept(
     reader = fakes.Reader()
     reader.next.append(fakes.reading([1, 2, 2, 4, 4], "blank"))
     loop_for(table, ["settled"], reader).step()
-    table.mark_pending({"x": 0.7, "y": 0.2})
-    assert table.mark_pending({"x": 0.7, "y": 0.2})["said"] == "The mark is taken back."
+    table.mark_pending({"x": 0.7, "y": 0.2, "face": 6})
+    assert table.mark_pending({"x": 0.7, "y": 0.2, "face": "clear"})["said"] == "The mark is taken back."
     assert table.state()["pending"]["marks"] == []
     table.apply_step({"roll": [1, 2, 2, 4, 4, 5], "event": "blank"})
     assert len(table.photos) == 0  # a die missed and not marked: which box is the 5's?
+    table.apply_steps([{"set_aside": [1]}, {"action": "roll"}])
+    reader.next.append(fakes.reading([2, 2, 4, 4], "blank"))
+    loop_for(table, ["settled"], reader).step()
+    table.mark_pending({"x": 0.7, "y": 0.2, "face": 6})  # the players say 6 on the photo ...
+    table.apply_step({"roll": [2, 2, 4, 4, 3], "event": "blank"})  # ... and 3 in the roll
+    assert len(table.photos) == 0
+
+
+def test_a_missed_event_die_marked_with_its_face_is_kept(table, fakes, loop_for, tmp_path):
+    from vision.photolog import PhotoLog
+
+    table.photos = PhotoLog(tmp_path / "dice-photos")
+    table.apply_step({"action": "recruit"})
+    reader = fakes.Reader()
+    reader.next.append(fakes.reading([1, 2, 2, 4, 4, 5], None))
+    loop_for(table, ["settled"], reader).step()
+    table.mark_pending({"x": 0.5, "y": 0.8, "face": "dragon"})
+    assert table.state()["pending"]["photo_roll"] == {"roll": [1, 2, 2, 4, 4, 5], "event": "dragon"}
+    table.apply_step({"roll": [1, 2, 2, 4, 4, 5], "event": "dragon"})
+    [entry] = table.photos.manifest()["images"]
+    assert entry["dice"][-1]["kind"] == "event" and entry["dice"][-1]["value"] == "dragon"
 
 
 def test_marks_need_a_table_that_keeps_photos(table, fakes, loop_for):
@@ -327,4 +356,4 @@ def test_marks_need_a_table_that_keeps_photos(table, fakes, loop_for):
     loop_for(table, ["settled"], reader).step()
     assert "markable" not in table.state()["pending"]
     with pytest.raises(TableError, match="no photo"):
-        table.mark_pending({"x": 0.5, "y": 0.5})
+        table.mark_pending({"x": 0.5, "y": 0.5, "face": 5})

@@ -61,37 +61,6 @@ def test_two_corrections_to_the_same_face_are_certain():
     assert _values(label_dice(dice, [6, 6, 1], None)) == [6, 6, 1]
 
 
-def test_a_die_the_players_marked_takes_the_face_the_roll_has_left():
-    dice = _soldiers((2, 0.4), (4, 0.95))
-    labels = label_dice(dice, [2, 4, 6], None, missed=[(300, 200, 38, 38)])
-    assert _values(labels) == [2, 4, 6] and labels[2]["bbox"] == [300.0, 200.0, 38.0, 38.0]
-    # the marked die takes what is left after the read dice keep their faces
-    assert _values(label_dice(_soldiers((3, 0.4), (3, 0.99)), [3, 3, 3], None,
-                              missed=[(300, 200, 38, 38)])) == [3, 3, 3]
-
-
-def test_a_marked_die_is_the_event_die_when_only_that_is_missing():
-    labels = label_dice(_soldiers((2, 0.4), (4, 0.95)), [2, 4], "dragon",
-                        missed=[(300, 200, 38, 38)])
-    assert labels[-1] == {"value": "dragon", "bbox": [300.0, 200.0, 38.0, 38.0], "kind": "event"}
-
-
-@pytest.mark.parametrize("reads, roll, event, missed", [
-    (((2, 0.4), (4, 0.5)), [2, 5, 6], None, 1),  # a misread and a marked die: which is the 5?
-    (((2, 0.4),), [2, 4, 6], None, 1),  # one die still missing
-    (((2, 0.4), (4, 0.5)), [2, 4], None, 1),  # a mark too many
-    (((2, 0.4),), [2, 4], "blank", 2),  # a soldier and the Event die marked: which is which?
-])
-def test_marks_that_leave_a_choice_keep_no_photo(reads, roll, event, missed):
-    boxes = [(300 + 50 * i, 200, 38, 38) for i in range(missed)]
-    assert label_dice(_soldiers(*reads), roll, event, missed=boxes) is None
-
-
-def test_a_marked_box_must_have_a_size():
-    with pytest.raises(ValueError, match="w, h > 0"):
-        label_dice(_soldiers((2, 0.4)), [2, 4], None, missed=[(300, 200, 0, 38)])
-
-
 def test_log_writes_a_set_the_benchmark_and_training_read(tmp_path, samples):
     _, image, labels = samples["byler-2019-12-08"][0]
     log = PhotoLog(tmp_path / "dice-photos", limit=2)

@@ -233,16 +233,17 @@ def test_marks_on_the_camera_photo_through_the_api(app, game, tmp_path):
 
     table = app.extensions["dragon_farkle"].table
     game.post("/api/steps", json={"action": "recruit"})
-    r = game.post("/api/pending/mark", json={"x": 0.5, "y": 0.5})
+    r = game.post("/api/pending/mark", json={"x": 0.5, "y": 0.5, "face": 5})
     assert r.status_code == 400 and "no photo" in r.json["error"]
     table.photos = PhotoLog(tmp_path / "dice-photos")
     dice = tuple(Die("soldier", f, (50 + 60 * i, 50), (40 + 60 * i, 40, 20, 20), 0.99)
                  for i, f in enumerate([1, 2, 2, 4, 4]))
     table.handle_reading(Reading(dice=dice, warnings=()), np.full((480, 640, 3), 80, np.uint8))
-    r = game.post("/api/pending/mark", json={"x": 0.5, "y": 0.5})
-    assert r.status_code == 200 and r.json["said"] == "Marked: a die the camera missed."
-    assert r.json["pending"]["marks"] == [{"kind": "missed", "x": 0.5, "y": 0.5}]
-    r = game.post("/api/pending/mark", json={"x": "left", "y": 0.5})
+    r = game.post("/api/pending/mark", json={"x": 0.5, "y": 0.5, "face": 5})
+    assert r.status_code == 200 and r.json["said"] == "Marked: a die the camera missed, showing 5."
+    assert r.json["pending"]["marks"] == [{"kind": "missed", "face": 5, "x": 0.5, "y": 0.5}]
+    assert r.json["pending"]["photo_roll"] == {"roll": [1, 2, 2, 4, 4, 5], "event": None}
+    r = game.post("/api/pending/mark", json={"x": "left", "y": 0.5, "face": 5})
     assert r.status_code == 400 and "between 0 and 1" in r.json["error"]
     assert len(game.get("/api/state").json["pending"]["marks"]) == 1
 

@@ -231,7 +231,7 @@ def test_the_dice_are_learned_from_the_table_tab(live_server, phone, tmp_path):
     expect(button).to_be_enabled()
 
 
-def test_a_missed_die_is_marked_on_the_photo_and_the_photo_kept(live_server, phone, tmp_path):
+def test_dice_are_marked_on_the_photo_and_the_photo_kept(live_server, phone, tmp_path):
     from playwright.sync_api import expect
 
     from vision.photolog import PhotoLog
@@ -245,24 +245,39 @@ def test_a_missed_die_is_marked_on_the_photo_and_the_photo_kept(live_server, pho
     frame = np.full((480, 640, 3), 60, np.uint8)
     dice = [Die("soldier", f, (60 + 80 * i, 100), (50 + 80 * i, 90, 20, 20), 0.97)
             for i, f in enumerate([1, 2, 2, 4, 4])]  # the sixth die, a 5 at (460, 100), missed
+    dice[1] = Die("soldier", 3, (140, 100), (130, 90, 20, 20), 0.4)  # and a 2 read as 3
     dice.append(Die("event", "blank", (500, 400), (490, 390, 20, 20), 0.97))
     table.handle_reading(Reading(dice=tuple(dice), warnings=()), frame)
     page = phone()
+    fetched = []
+    page.on("request", lambda r: fetched.append(r.url) if "pending.jpg" in r.url else None)
     page.goto(f"{base}/?code={PIN}")
     photo = page.locator("#pending .markpic img")
     expect(photo).to_be_visible()
     box = photo.bounding_box()
-    page.mouse.click(box["x"] + box["width"] * 460 / 640, box["y"] + box["height"] * 100 / 480)
+
+    def tap(x, y):
+        page.mouse.click(box["x"] + box["width"] * x / 640, box["y"] + box["height"] * y / 480)
+
+    tap(460, 100)
+    expect(page.locator("#facepick")).to_be_visible()
+    page.locator("#facepick [data-face='5']").tap()
     expect(page.locator("#pending .mark.missed")).to_have_count(1)
-    expect(page.locator("#toast")).to_have_text("Marked: a die the camera missed.")
+    expect(page.locator("#toast")).to_have_text("Marked: a die the camera missed, showing 5.")
+    expect(page.locator("#facepick")).to_have_count(0)
     mark = page.locator("#pending .mark.missed").bounding_box()  # drawn where it was tapped
     assert abs(mark["x"] + mark["width"] / 2 - (box["x"] + box["width"] * 460 / 640)) < 3
     assert abs(mark["y"] + mark["height"] / 2 - (box["y"] + box["height"] * 100 / 480)) < 3
-    page.get_by_text("Correct it").tap()
-    page.locator("#entry [data-face='5']").tap()
+    tap(140, 100)
+    page.locator("#facepick [data-face='2']").tap()
+    expect(page.locator("#pending .mark.face")).to_have_text("2")
+    page.get_by_text("Correct it").tap()  # the keypad starts from the photo's faces
+    expect(page.locator("#entry-dice .die")).to_have_count(6)
     page.locator("#enter-roll").tap()
     expect(page.locator("#pending")).to_be_hidden()
+    assert table.state()["history"][-1]["step"] == {"roll": [1, 2, 2, 4, 4, 5], "event": "blank"}
     [entry] = table.photos.manifest()["images"]
     assert [d["value"] for d in entry["dice"]] == [1, 2, 2, 4, 4, 5, "blank"]
     x, y, w, h = entry["dice"][5]["bbox"]
     assert abs(x + w / 2 - 460) < 4 and abs(y + h / 2 - 100) < 4
+    assert len(fetched) == 1, fetched  # one photo, fetched once however often the marks changed

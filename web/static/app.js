@@ -251,7 +251,11 @@ function renderPending(st) {
         sendAll((prop.before || []).concat([{roll: prop.roll, event: prop.event}]));
       }}));
     row.appendChild(h("button", {"class": "btn", type: "button", disabled: joined ? null : "disabled", text: "✎ Correct it",
-      onclick: function () { entry = prop.roll.slice(0, st.dice_in_hand); entryEvent = prop.event || "blank"; renderEntry(S); $("entry").scrollIntoView({behavior: "smooth"}); }}));
+      onclick: function () {
+        var seen = p.photo_roll || {roll: prop.roll, event: prop.event};  /* the photo's marks first */
+        entry = seen.roll.slice(0, st.dice_in_hand); entryEvent = seen.event || prop.event || "blank";
+        renderEntry(S); $("entry").scrollIntoView({behavior: "smooth"});
+      }}));
   }
   if (p.kind === "rally" && prop.set_aside) {
     row.appendChild(h("button", {"class": "btn good", type: "button", disabled: joined ? null : "disabled", text: "×2 Double",
@@ -268,23 +272,49 @@ function renderPending(st) {
   box.appendChild(row);
 }
 
-/* The camera's photo; where the table keeps photos of checked rolls, a tap marks a die the
-   camera missed, crosses out a box that is no die, or takes a mark back (every phone sees them). */
+/* The camera's photo. Where the table keeps photos of checked rolls, a tap on it asks what
+   is there: a face for a box the camera read wrong or a die it missed, "no die" for a box
+   that is none, or taking a mark back. Every phone sees the marks; the roll keypad starts
+   from them ("Correct it"). */
+var markAt = null;  /* {photo, x, y}: the tap waiting for its face */
 function photoToMark(p, st) {
   var img = h("img", {src: "/api/evidence/pending.jpg?v=" + (p.photo || st.version), alt: "what the camera saw"});
   if (!p.markable) return img;
+  if (markAt && markAt.photo !== p.photo) markAt = null;
   var pic = h("div", {"class": "markpic"}, [img]);
+  function spot(x, y, cls, kids, label) {
+    return h("span", {"class": "mark " + cls, style: "left:" + (100 * x) + "%;top:" + (100 * y) + "%", role: "img", "aria-label": label}, kids);
+  }
   (p.marks || []).forEach(function (m) {
-    pic.appendChild(h("span", {"class": "mark " + m.kind, style: "left:" + (100 * m.x) + "%;top:" + (100 * m.y) + "%",
-      "aria-label": m.kind === "missed" ? "marked: a die the camera missed" : "crossed out: no die", role: "img"}));
+    if (m.kind === "not_die") pic.appendChild(spot(m.x, m.y, "not_die", null, "crossed out: no die"));
+    else pic.appendChild(spot(m.x, m.y, m.kind, [h("b", {text: typeof m.face === "number" ? String(m.face) : m.face.charAt(0).toUpperCase()})],
+      (m.kind === "missed" ? "a die the camera missed, showing " : "a die showing ") + m.face));
   });
+  if (markAt) pic.appendChild(spot(markAt.x, markAt.y, "at", null, "your tap"));
+  var out = h("div", null, [pic]);
   if (joined) img.addEventListener("click", function (ev) {
     var r = img.getBoundingClientRect();
-    var x = Math.min(1, Math.max(0, (ev.clientX - r.left) / r.width)), y = Math.min(1, Math.max(0, (ev.clientY - r.top) / r.height));
-    post("/api/pending/mark", {x: x, y: y}).then(function (d) { if (d.said) toast(d.said, true); }, function () {});
+    markAt = {photo: p.photo, x: Math.min(1, Math.max(0, (ev.clientX - r.left) / r.width)), y: Math.min(1, Math.max(0, (ev.clientY - r.top) / r.height))};
+    renderPending(S);
   });
-  return h("div", null, [pic, h("p", {"class": "muted small",
-    text: "Did the camera miss a die? Tap it on the photo. Tap a box that is no die to cross it out. This only teaches the camera; the roll is what you enter."})]);
+  if (markAt) {
+    var pick = h("div", {"class": "facepick", id: "facepick"}, [h("span", {"class": "muted small", text: "What is there?"})]);
+    var choose = function (face) {
+      return function () {
+        var at = markAt; markAt = null;
+        post("/api/pending/mark", {x: at.x, y: at.y, face: face}).then(function (d) { if (d.said) toast(d.said, true); }, function () { renderPending(S); });
+      };
+    };
+    [1, 2, 3, 4, 5, 6].forEach(function (f) { pick.appendChild(h("button", {type: "button", "data-face": f, "aria-label": "face " + f, onclick: choose(f)}, [die(f, true)])); });
+    ["blank", "dragon", "rally"].forEach(function (f) { pick.appendChild(h("button", {type: "button", "data-face": f, "aria-label": "event " + f, onclick: choose(f)}, [eventDie(f, true)])); });
+    pick.appendChild(h("button", {"class": "btn small ghost", type: "button", "data-face": "none", text: "No die", onclick: choose("none")}));
+    pick.appendChild(h("button", {"class": "btn small ghost", type: "button", "data-face": "clear", text: "Take back", onclick: choose("clear")}));
+    pick.appendChild(h("button", {"class": "btn small ghost", type: "button", text: "Cancel", onclick: function () { markAt = null; renderPending(S); }}));
+    out.appendChild(pick);
+  }
+  out.appendChild(h("p", {"class": "muted small",
+    text: "Teach the camera: tap a die it read wrong or missed and pick its face, or a box with no die in it. The keypad then starts from the photo."}));
+  return out;
 }
 
 function stepButton(step, st) {
