@@ -18,8 +18,9 @@ table labels them from the players' answer (vision.photolog.label_dice: the read
 boxes; a photo with a die missed or one too many is not kept).
 
 --marks SIDES (with --as-kept) has the players mark on the photo, as the phone page lets
-them, each die the camera missed (a tap up to SIDES die sides off its centre; the box
-comes from vision.locate) and each false die: those photos are kept too.
+them, each die the camera missed with its face (a tap up to SIDES die sides off its
+centre; the box comes from vision.locate) and each false die as "no die"; --fix-faces
+has them give each misread die its face too. Photos the marks settle are kept as well.
 
 --tray X0,Y0,X1,Y1 reads (learning, scoring, --as-kept) inside that rectangle only, as a
 table with a calibrated tray does.
@@ -63,7 +64,8 @@ TRIES = 5  # --marks: taps a player makes at most to mark one missed die
 
 
 def as_kept(folder: Path, entries: list[dict], base: Path, profile=None,
-            tap_error: float | None = None, seed: int = 0) -> tuple[list[dict], list[float]]:
+            tap_error: float | None = None, fix_faces: bool = False, seed: int = 0
+            ) -> tuple[list[dict], list[float]]:
     """The entries a table's photo log would keep (see --as-kept), with its labels, and,
     with `tap_error` (see --marks), how far each marked die's box centre lies from its
     labelled centre, in die sides."""
@@ -71,9 +73,7 @@ def as_kept(folder: Path, entries: list[dict], base: Path, profile=None,
 
     from companion.controller.marks import MarkError, PhotoMarks
     from vision import read_dice
-    from vision.evaluate import match
     from vision.locate import mark_box
-    from vision.photolog import label_dice
 
     def locate(frame, point, dice, taken):
         return mark_box(frame, point, dice, taken=taken, profile=profile, models=base)
@@ -89,36 +89,49 @@ def as_kept(folder: Path, entries: list[dict], base: Path, profile=None,
                 d.confidence >= ASKED_BELOW for d in reading.dice):
             continue  # read right and surely: nobody is asked, nothing is kept
         marks = PhotoMarks(frame, list(reading.dice), locate)
-        if tap_error is not None:  # the players tap each missed die and each false one
-            pairs = match(reading.dice, e["dice"])
-            h, w = frame.shape[:2]
-            for i, d in enumerate(reading.dice):
-                if i not in {di for di, _ in pairs}:
-                    with contextlib.suppress(MarkError):  # (as above)
-                        marks.tap(d.center[0] / w, d.center[1] / h)
-            for li, lab in enumerate(e["dice"]):
-                if li in {j for _, j in pairs}:
-                    continue
-                x, y, bw, bh = lab["bbox"]
-                centre = np.array([x + bw / 2, y + bh / 2])
-                for _ in range(TRIES):  # a tap that lands in a read die's box crosses it out:
-                    before = (list(marks.missed), set(marks.not_dice))  # the players see
-                    tap = centre + rng.uniform(-tap_error, tap_error, 2) * max(bw, bh)
-                    try:
-                        marks.tap(float(np.clip(tap[0] / w, 0, 1)),
-                                  float(np.clip(tap[1] / h, 0, 1)))
-                    except MarkError:  # more marks than a photo takes: this one is not kept
-                        break
-                    if len(marks.missed) > len(before[0]):
-                        got = marks.missed[-1]
-                        gaps.append(float(np.hypot(got[0] + got[2] / 2 - centre[0],
-                                                   got[1] + got[3] / 2 - centre[1]) / max(bw, bh)))
-                        break
-                    marks.missed, marks.not_dice = before  # that, tap it back and try again
-        labels = label_dice(marks.kept_dice(), truth, None, marks.missed)
+        if tap_error is not None:
+            with contextlib.suppress(MarkError):  # more marks than a photo takes: not kept
+                gaps += _mark(marks, e["dice"], tap_error, fix_faces, rng)
+        labels = marks.labels(truth, None)
         if labels is not None:
             kept.append({**e, "dice": labels})
     return kept, gaps
+
+
+def _mark(marks, labels: list[dict], tap_error: float, fix_faces: bool, rng) -> list[float]:
+    """The players' marks (--marks): each false die crossed out, each missed die tapped
+    and given its face (a tap landing in a read die's box is seen, taken back and tried
+    again), with `fix_faces` each misread die given its face. Returns the marked boxes'
+    centre errors in die sides."""
+    import numpy as np
+
+    from companion.controller.marks import NONE
+    from vision.evaluate import is_right, match
+
+    h, w = marks.frame.shape[:2]
+    found = {di: li for li, di in match(marks.dice, labels)}  # read die -> its label
+    for i, d in enumerate(marks.dice):
+        if i not in found:
+            marks.tap(d.center[0] / w, d.center[1] / h, NONE)
+        elif fix_faces and not is_right(d, labels[found[i]]["value"]):
+            marks.tap(d.center[0] / w, d.center[1] / h, labels[found[i]]["value"])
+    gaps = []
+    for li, lab in enumerate(labels):
+        if li in found.values():
+            continue
+        x, y, bw, bh = lab["bbox"]
+        centre = np.array([x + bw / 2, y + bh / 2])
+        for _ in range(TRIES):
+            before = (list(marks.missed), dict(marks.faces))
+            tap = np.clip((centre + rng.uniform(-tap_error, tap_error, 2) * max(bw, bh))
+                          / (w, h), 0, 1)
+            marks.tap(float(tap[0]), float(tap[1]), lab["value"])
+            if len(marks.missed) > len(before[0]):
+                gaps.append(float(np.hypot(*(np.array(marks.missed[-1].center) - centre))
+                                  / max(bw, bh)))
+                break
+            marks.missed, marks.faces = before
+    return gaps
 
 
 def _line(name: str, t, seconds: float | None = None) -> str:
@@ -137,9 +150,12 @@ def main() -> int:
     ap.add_argument("--as-kept", action="store_true",
                     help="only the photos a table's photo log would keep, labelled as it would")
     ap.add_argument("--marks", type=float, metavar="SIDES",
-                    help="with --as-kept: the players mark each die the camera missed, by a "
-                         "tap up to SIDES die sides off its centre (0.45: a finger on a "
-                         "phone), and cross out each false die (companion.controller.marks)")
+                    help="with --as-kept: the players mark each die the camera missed, with "
+                         "its face, by a tap up to SIDES die sides off its centre (0.45: a "
+                         "finger on a phone), and cross out each false die "
+                         "(companion.controller.marks)")
+    ap.add_argument("--fix-faces", action="store_true",
+                    help="with --marks: the players also give each misread die its face")
     ap.add_argument("--tray", metavar="X0,Y0,X1,Y1",
                     help="read inside this rectangle only, as a calibrated tray (byler: "
                          "0,0,640,580 leaves out the screw heads on the tray's lip)")
@@ -167,7 +183,7 @@ def main() -> int:
     if args.marks is not None and not args.as_kept:
         ap.error("--marks goes with --as-kept")
     if args.as_kept:
-        kept, gaps = as_kept(folder, train, base, profile, args.marks)
+        kept, gaps = as_kept(folder, train, base, profile, args.marks, args.fix_faces)
         print(f"the photo log would keep {len(kept)} of the {len(train)} training photos "
               f"({sum(len(e['dice']) for e in kept)} dice)")
         if gaps:

@@ -271,6 +271,8 @@ def test_dice_are_marked_on_the_photo_and_the_photo_kept(live_server, phone, tmp
     tap(140, 100)
     page.locator("#facepick [data-face='2']").tap()
     expect(page.locator("#pending .mark.face")).to_have_text("2")
+    expect(page.locator("#pending .btn.good")).to_have_text("✓ Play as marked")
+    expect(page.locator("#pending .btn.good")).to_be_enabled()  # the marks make up the roll
     page.get_by_text("Correct it").tap()  # the keypad starts from the photo's faces
     expect(page.locator("#entry-dice .die")).to_have_count(6)
     page.locator("#enter-roll").tap()

@@ -245,15 +245,16 @@ function renderPending(st) {
     prop.roll.forEach(function (f) { seen.appendChild(die(f, true)); });
     if (prop.event) seen.appendChild(eventDie(prop.event, true));
     box.appendChild(seen);
-    var complete = prop.event && prop.roll.length === st.dice_in_hand;
+    /* with marks on the photo, the faces they make up are what is played */
+    var marked = p.photo_roll, play = marked || {roll: prop.roll, event: prop.event};
+    var complete = play.event && play.roll.length === st.dice_in_hand;
     row.appendChild(h("button", {"class": "btn good", type: "button", disabled: !joined || !complete ? "disabled" : null,
-      text: "✓ That's right", onclick: function () {
-        sendAll((prop.before || []).concat([{roll: prop.roll, event: prop.event}]));
+      text: marked ? "✓ Play as marked" : "✓ That's right", onclick: function () {
+        sendAll((prop.before || []).concat([{roll: play.roll, event: play.event}]));
       }}));
     row.appendChild(h("button", {"class": "btn", type: "button", disabled: joined ? null : "disabled", text: "✎ Correct it",
       onclick: function () {
-        var seen = p.photo_roll || {roll: prop.roll, event: prop.event};  /* the photo's marks first */
-        entry = seen.roll.slice(0, st.dice_in_hand); entryEvent = seen.event || prop.event || "blank";
+        entry = play.roll.slice(0, st.dice_in_hand); entryEvent = play.event || "blank";
         renderEntry(S); $("entry").scrollIntoView({behavior: "smooth"});
       }}));
   }
