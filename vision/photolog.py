@@ -11,7 +11,9 @@ and the training script (`train.py --extra-set FOLDER`) learns from them.
 
 `label_dice` says which die showed which face: the players give the roll as a list of
 faces, not per die, so the labels change as few read faces as the answer allows, and a
-photo is not kept when that leaves a choice.
+photo is not kept when that leaves a choice. Marks the players put on the photo (a
+die's real face, a missed die, no die there: companion/controller/marks.py) settle
+such choices before the labels are made.
 """
 from __future__ import annotations
 

@@ -2,6 +2,7 @@
 and say clearly when the data is missing, so they cannot rot between runs."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -106,6 +107,16 @@ def test_adapt_benchmark_learns_one_set_and_scores_its_validation_photos(tmp_pat
     assert "the photo log would keep" in done.stdout, done.stdout
     rows = [r for r in done.stdout.splitlines() if " correct " in r and " wrong>=0.9 " in r]
     assert len(rows) == 2 and "learned in" in rows[1], done.stdout
+    # A tray over the top half: the dice below it are missed, so no photo would be kept
+    # unless the players mark them on the photo (--marks), which settles them.
+    done = _run("vision_adapt.py", "--data", str(tmp_path), "--table", "table-dice",
+                "--as-kept", "--tray", "0,0,640,320", "--marks", "0.45", "--photos", "0")
+    assert done.returncode == 0, done.stderr
+    kept = re.search(r"would keep (\d+) of the 10 training photos", done.stdout)
+    marked = re.search(r"off: (\d+); their boxes' centres ([\d.]+) die sides", done.stdout)
+    assert kept and marked, done.stdout
+    assert int(kept.group(1)) >= 5 and int(marked.group(1)) >= 10, done.stdout
+    assert float(marked.group(2)) < 0.25, done.stdout  # the boxes fit the dice tapped
 
 
 @pytest.mark.parametrize("script", ["vision_accuracy.py", "vision_wide_view.py",
