@@ -3,7 +3,7 @@
 A finger on a phone lands within about half a die's side of the die it means (a 640 px
 frame shown 360 px wide). `die_near` runs the detector on a window around the tap, at
 the scale it reads best for the expected die size and with a far lower threshold than
-the reader's, and returns the centre and box of its strongest peak near the tap, so the
+the reader's, and returns the centre and box of its peak nearest the tap, so the
 photo log keeps the die with a box that fits it (vision/photolog.py). Faces are not
 read here: the players give them.
 """
@@ -20,7 +20,8 @@ from vision.detect import DET_SIDE, Candidate, DieDetector
 from vision.onnxnets import model_dir
 from vision.reader import _ROTATE, _check_frame, _to_raw, _to_upright, even_light
 
-REACH = 0.75  # a peak this many die sides from the tap, or closer, is the die tapped
+REACH = 0.9  # a peak this many die sides from the tap, or closer, may be the die tapped
+STRONG = 0.3  # ... of those at least this share of the strongest peak's score, the nearest
 LOW = 0.05  # the detector's peaks down to this score count (the reader keeps 0.4 and up)
 SIZES = (0.5, 2.0)  # a peak's face side must be within these times the expected side
 WINDOW = 2.75  # the detector looks this many die sides around the tap, each way
@@ -56,7 +57,7 @@ def die_near(frame: np.ndarray, point: tuple[float, float], side: float, *,
              taken: Sequence[tuple[float, float]] = (), profile: Any = None,
              models: str | Path | None = None
              ) -> tuple[tuple[float, float], tuple[int, int, int, int], float] | None:
-    """(centre, box, detector score) of the die the detector sees best near `point`
+    """(centre, box, detector score) of the detector's peak nearest `point`
     (raw frame pixels, like read_dice's), expecting faces about `side` pixels; None
     when it sees none there. Peaks within half a side of a `taken` centre (raw pixels:
     dice read or marked already) are other dice, not the one tapped."""
@@ -75,9 +76,12 @@ def die_near(frame: np.ndarray, point: tuple[float, float], side: float, *,
     close = [c for c in cands if _gap(c, tap) <= REACH * side
              and SIZES[0] * side <= c.side <= SIZES[1] * side
              and not any(_gap(c, o) < side / 2 for o in others)]
-    best: Candidate | None = max(close, key=lambda c: c.score, default=None)
-    if best is None:
+    if not close:
         return None
+    # the peak nearest the tap of those at least STRONG times the strongest: the strongest
+    # is often a neighbouring die, the nearest a speck or a pip
+    top = max(c.score for c in close)
+    best = min((c for c in close if c.score >= STRONG * top), key=lambda c: _gap(c, tap))
     c = _to_raw(np.array([best.center]), rotation, raw.shape)[0]
     s = best.side
     box = (round(c[0] - s / 2), round(c[1] - s / 2), round(s), round(s))
