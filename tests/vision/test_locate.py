@@ -51,3 +51,22 @@ def test_nothing_there_gives_a_box_of_the_expected_size_at_the_tap():
     assert expected_side([], None, blank.shape) == GUESS_SHARE * 480
     with pytest.raises(ValueError, match="positive"):
         die_near(blank, (320, 240), 0)
+
+
+def test_a_turned_camera_is_tapped_in_its_own_pixels(samples):
+    import cv2
+
+    from calibration.profile import Profile
+    from vision.reader import _to_raw
+
+    _, image, labels = samples["byler-2019-12-08"][1]
+    raw = cv2.rotate(image, cv2.ROTATE_90_COUNTERCLOCKWISE)  # the profile turns it upright
+    profile = Profile(rotation=90)
+    side = expected_side(read_dice(raw, profile=profile).dice, profile, raw.shape)
+    for lab in labels[:4]:
+        centre, _ = _centre(lab)
+        tap = _to_raw(np.array([centre + 0.3 * side]), 90, raw.shape)[0]  # the phone shows raw
+        want = _to_raw(np.array([centre]), 90, raw.shape)[0]
+        box = mark_box(raw, tuple(tap), read_dice(raw, profile=profile).dice, profile=profile)
+        got = np.array([box[0] + box[2] / 2, box[1] + box[3] / 2])
+        assert np.hypot(*(got - want)) < 0.25 * side, (got, want)
