@@ -9,6 +9,7 @@ read here: the players give them.
 """
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from vision.detect import DET_SIDE, Candidate, DieDetector
 from vision.onnxnets import model_dir
 from vision.reader import _ROTATE, _check_frame, _to_raw, _to_upright, even_light
 
+log = logging.getLogger(__name__)
 REACH = 0.9  # a peak this many die sides from the tap, or closer, may be the die tapped
 STRONG = 0.3  # ... of those at least this share of the strongest peak's score, the nearest
 LOW = 0.05  # the detector's peaks down to this score count (the reader keeps 0.4 and up)
@@ -46,7 +48,11 @@ def mark_box(frame: np.ndarray, point: tuple[float, float], dice: Any = (), *,
     `dice`: the die found there by die_near, else a square of the expected side around
     the tap. `taken`: centres of dice already read or marked, never the one tapped."""
     side = expected_side(dice, profile, np.asarray(frame).shape)
-    found = die_near(frame, point, side, taken=taken, profile=profile, models=models)
+    try:
+        found = die_near(frame, point, side, taken=taken, profile=profile, models=models)
+    except Exception:  # a failing detector must not lose the players' mark
+        log.exception("no die looked for around the tap; the mark is a square there")
+        found = None
     if found is not None:
         return found[1]
     x, y = point

@@ -96,8 +96,9 @@ def dismiss() -> Response:
 
 @bp.post("/pending/mark")
 def mark() -> Response:
-    """A tap on the photo of the camera's open question, {"x": 0-1, "y": 0-1}: marks a
-    die it missed, crosses out a box that is no die, or takes a mark back."""
+    """A mark on the photo of the camera's open question, {"x": 0-1, "y": 0-1, "face":
+    1-6 | "blank" | "dragon" | "rally" | "none" | "clear"}: a box's real face, a die the
+    camera missed, no die in a box, or a mark taken back (companion/controller/marks.py)."""
     return answer(table_app().table.mark_pending(body()))
 
 

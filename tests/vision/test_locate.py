@@ -70,3 +70,9 @@ def test_a_turned_camera_is_tapped_in_its_own_pixels(samples):
         box = mark_box(raw, tuple(tap), read_dice(raw, profile=profile).dice, profile=profile)
         got = np.array([box[0] + box[2] / 2, box[1] + box[3] / 2])
         assert np.hypot(*(got - want)) < 0.25 * side, (got, want)
+
+
+def test_a_failing_detector_still_marks_a_square_at_the_tap(tmp_path):
+    (tmp_path / "detector.onnx").write_bytes(b"not a network")
+    blank = np.full((480, 640, 3), 90, np.uint8)
+    assert mark_box(blank, (100, 100), models=tmp_path) == (80, 80, 40, 40)
