@@ -19,7 +19,7 @@ import numpy as np
 
 from companion.controller.describe import describe_events, describe_step
 from companion.controller.interpret import Expectation, Verdict, interpret
-from companion.controller.liveview import LiveView, encode_jpeg
+from companion.controller.liveview import VIEW_WIDTH, LiveView, encode_jpeg
 from companion.controller.marks import Locate, PhotoMarks, locate_die
 from companion.controller.store import GameStore, StoredGame
 
@@ -69,6 +69,7 @@ class Table:
         self._pending_evidence: bytes | None = None
         self._pending_frame: tuple[np.ndarray, Any] | None = None  # (frame, reading) asked about
         self._marks: PhotoMarks | None = None  # the players' marks on that frame's photo
+        self._pending_photo: bytes | None = None  # that photo, sharp enough to mark dice on
         self._photo_seq = 0  # counts the photos asked about
         self.locate: Locate = locate_die  # finds a tapped die (the runtime's knows the profile)
         # The camera's last roll played as read: (game id, its step index, frame, reading),
@@ -251,6 +252,7 @@ class Table:
             self._pending_evidence = None
             self._pending_frame = None
             self._marks = None
+            self._pending_photo = None
             self._changed()
 
     def dismiss(self) -> dict[str, Any]:
@@ -295,6 +297,7 @@ class Table:
         self._pending_evidence = None
         self._pending_frame = None
         self._marks = None
+        self._pending_photo = None
 
     # ----- camera ----------------------------------------------------------------------------
     def set_camera(self, mode: str, message: str) -> None:
@@ -351,9 +354,11 @@ class Table:
                                 "reason": verdict.reason, "proposal": verdict.proposal}
                 self._pending_evidence = encode_jpeg(picture)
                 self._marks = None
+                self._pending_photo = None
                 self._photo_seq += 1  # phones fetch the new photo once, not on every mark
                 if self.photos is not None:  # only a photo log needs the frame kept
                     self._pending_frame = (frame.copy(), reading)
+                    self._pending_photo = encode_jpeg(picture, width=VIEW_WIDTH)
                 self._changed()
             return verdict
 
@@ -379,7 +384,8 @@ class Table:
             log.warning("the checked roll's photo was not kept: %s", err)
 
     def pending_evidence(self) -> bytes | None:
-        return self._pending_evidence
+        """The picture of the camera's open question: full size where dice are marked on it."""
+        return self._pending_photo or self._pending_evidence
 
     def mark_pending(self, tap: Any) -> dict[str, Any]:
         """A mark on the photo of the camera's open question: {"x": 0-1, "y": 0-1} of its

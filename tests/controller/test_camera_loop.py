@@ -262,6 +262,13 @@ def test_a_sure_read_the_players_took_back_and_fixed_is_kept(table, fakes, loop_
     assert len(table.photos) == 1
 
 
+def _jpeg_width(data: bytes) -> int:
+    import cv2
+    import numpy as np
+
+    return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR).shape[1]
+
+
 def test_dice_the_players_mark_on_the_photo_let_a_missed_die_be_kept(table, fakes, loop_for,
                                                                      tmp_path):
     from companion.controller.table import TableError
@@ -276,6 +283,7 @@ def test_dice_the_players_mark_on_the_photo_let_a_missed_die_be_kept(table, fake
     loop_for(table, ["settled"], reader).step()
     pending = table.state()["pending"]
     assert pending["markable"] and pending["marks"] == [] and pending["photo_roll"] is None
+    assert _jpeg_width(table.pending_evidence()) == 640  # full size, to mark small dice on
     before = table.position()
     said = table.mark_pending({"x": 460 / 640, "y": 105 / 480, "face": 5})["said"]
     assert said == "Marked: a die the camera missed, showing 5."
@@ -306,6 +314,7 @@ def test_dice_the_players_mark_on_the_photo_let_a_missed_die_be_kept(table, fake
     assert [d["value"] for d in entry["dice"]] == [1, 2, 2, 4, 4, 5, "blank"]
     assert entry["dice"][5]["bbox"] == [450.0, 95.0, 20.0, 20.0]
     assert table.state()["pending"] is None
+    assert _jpeg_width(table.evidence(table.state()["history"][-1]["seq"])) == 360  # as before
     with pytest.raises(TableError, match="no photo of the camera's to mark"):
         table.mark_pending({"x": 0.5, "y": 0.5, "face": 2})
 

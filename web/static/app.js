@@ -247,6 +247,12 @@ function renderPending(st) {
     box.appendChild(seen);
     /* with marks on the photo, the faces they make up are what is played */
     var marked = p.photo_roll, play = marked || {roll: prop.roll, event: prop.event};
+    if (marked) {
+      var withMarks = h("div", {"class": "lastroll", id: "photo-roll"}, [h("span", {"class": "muted small", text: "With your marks"})]);
+      marked.roll.forEach(function (f) { withMarks.appendChild(die(f, true)); });
+      if (marked.event) withMarks.appendChild(eventDie(marked.event, true));
+      box.appendChild(withMarks);
+    }
     var complete = play.event && play.roll.length === st.dice_in_hand;
     row.appendChild(h("button", {"class": "btn good", type: "button", disabled: !joined || !complete ? "disabled" : null,
       text: marked ? "✓ Play as marked" : "✓ That's right", onclick: function () {
