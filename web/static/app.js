@@ -284,8 +284,12 @@ function renderPending(st) {
    that is none, or taking a mark back. Every phone sees the marks; the roll keypad starts
    from them ("Correct it"). */
 var markAt = null;  /* {photo, x, y}: the tap waiting for its face */
+var shownPhoto = null;  /* the question's <img>, kept across renders: no reload, no flicker */
 function photoToMark(p, st) {
-  var img = h("img", {src: "/api/evidence/pending.jpg?v=" + (p.photo || st.version), alt: "what the camera saw"});
+  var src = "/api/evidence/pending.jpg?v=" + (p.photo || st.version);
+  if (!shownPhoto || shownPhoto.getAttribute("src") !== src) shownPhoto = h("img", {src: src, alt: "what the camera saw"});
+  var img = shownPhoto;
+  img.onclick = null;
   if (!p.markable) return img;
   if (markAt && markAt.photo !== p.photo) markAt = null;
   var pic = h("div", {"class": "markpic"}, [img]);
@@ -299,11 +303,11 @@ function photoToMark(p, st) {
   });
   if (markAt) pic.appendChild(spot(markAt.x, markAt.y, "at", null, "your tap"));
   var out = h("div", null, [pic]);
-  if (joined) img.addEventListener("click", function (ev) {
+  if (joined) img.onclick = function (ev) {
     var r = img.getBoundingClientRect();
     markAt = {photo: p.photo, x: Math.min(1, Math.max(0, (ev.clientX - r.left) / r.width)), y: Math.min(1, Math.max(0, (ev.clientY - r.top) / r.height))};
     renderPending(S);
-  });
+  };
   if (markAt) {
     var pick = h("div", {"class": "facepick", id: "facepick"}, [h("span", {"class": "muted small", text: "What is there?"})]);
     var choose = function (face) {
