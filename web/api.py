@@ -102,6 +102,20 @@ def mark() -> Response:
     return answer(table_app().table.mark_pending(body()))
 
 
+@bp.post("/teach")
+def teach() -> Response:
+    """{"on": true}: teach the camera (each settled roll a photo to check and keep),
+    {"on": false}: back to playing."""
+    data = body()
+    return answer(table_app().table.set_teaching(data.get("on") if isinstance(data, dict) else None))
+
+
+@bp.post("/teach/keep")
+def keep_taught() -> Response:
+    """Keep the photo being taught in the photo log, labelled with its faces and marks."""
+    return answer(table_app().table.keep_taught())
+
+
 @bp.get("/record")
 def record() -> Response:
     response = jsonify(table_app().table.record())

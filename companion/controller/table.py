@@ -72,6 +72,7 @@ class Table:
         self._pending_photo: bytes | None = None  # that photo, sharp enough to mark dice on
         self._photo_seq = 0  # counts the photos asked about
         self.locate: Locate = locate_die  # finds a tapped die (the runtime's knows the profile)
+        self.teaching = False  # each settled roll is a photo to check and keep, not a game move
         # The camera's last roll played as read: (game id, its step index, frame, reading),
         # and the same once the players took it back ("Wrong read? Fix it"), until they
         # enter the roll it really was.
@@ -334,6 +335,8 @@ class Table:
         """A settled camera reading: apply it, ask the phones about it, or ignore it."""
         picture = annotated if annotated is not None else frame
         with self._lock:
+            if self.teaching:
+                return self._teach(reading, frame, picture)
             if self.game is None:
                 return Verdict("ignore", reason="no game")
             verdict = interpret(reading, self.expectation(), min_confidence=self.min_confidence)
@@ -352,15 +355,79 @@ class Table:
             if verdict.kind == "ask":
                 self.pending = {"kind": verdict.proposal.get("kind", "roll"),
                                 "reason": verdict.reason, "proposal": verdict.proposal}
-                self._pending_evidence = encode_jpeg(picture)
-                self._marks = None
-                self._pending_photo = None
-                self._photo_seq += 1  # phones fetch the new photo once, not on every mark
-                if self.photos is not None:  # only a photo log needs the frame kept
-                    self._pending_frame = (frame.copy(), reading)
-                    self._pending_photo = encode_jpeg(picture, width=VIEW_WIDTH)
+                self._show_photo(frame, reading, picture)
                 self._changed()
             return verdict
+
+    def _show_photo(self, frame: np.ndarray, reading: Any, picture: np.ndarray) -> None:
+        """The open question's picture, and with a photo log its frame and a sharper
+        picture to mark dice on."""
+        self._pending_evidence = encode_jpeg(picture)
+        self._marks = None
+        self._pending_photo = None
+        self._photo_seq += 1  # phones fetch the new photo once, not on every mark
+        if self.photos is not None:  # only a photo log needs the frame kept
+            self._pending_frame = (frame.copy(), reading)
+            self._pending_photo = encode_jpeg(picture, width=VIEW_WIDTH)
+
+    # ----- teaching the camera ---------------------------------------------------------------
+    def set_teaching(self, on: Any) -> dict[str, Any]:
+        """Teaching on: every settled roll becomes a photo the players check, mark and keep
+        for the photo log (the game, if any, waits). Off: back to playing."""
+        if not isinstance(on, bool):
+            raise TableError('Send {"on": true} to teach the camera, {"on": false} to stop.')
+        with self._lock:
+            if on and self.photos is None:
+                raise TableError("This table keeps no photos of its dice: teaching the camera "
+                                 "needs a real camera and camera.keep_photos above 0.")
+            self.teaching = on
+            if not on and self.pending is not None and self.pending.get("kind") == "teach":
+                self._clear_pending()
+            self._changed()
+            return self.state()
+
+    def _teach(self, reading: Any, frame: np.ndarray, picture: np.ndarray) -> Verdict:
+        """A settled roll while teaching: put its photo on the phones to check and keep."""
+        if not reading.dice:
+            return Verdict("ignore", reason="no dice in the tray")
+        soldiers = [d.value for d in reading.dice if d.kind != "event"]
+        events = [d.value for d in reading.dice if d.kind == "event"]
+        reason = ("Teaching the camera: tap each die it read wrong or missed and pick its "
+                  "face, then keep the photo.")
+        proposal = {"roll": sorted(v for v in soldiers if v is not None),
+                    "event": events[0] if len(events) == 1 else None}
+        self.pending = {"kind": "teach", "reason": reason, "proposal": proposal}
+        self._show_photo(frame, reading, picture)
+        self._changed()
+        return Verdict("ask", reason=reason, proposal=proposal)
+
+    def keep_taught(self) -> dict[str, Any]:
+        """Keep the photo being taught, labelled with the read faces and the marks."""
+        with self._lock:
+            if (self.pending is None or self.pending.get("kind") != "teach"
+                    or self._pending_frame is None or self.photos is None):
+                raise TableError("There is no photo to keep: roll the dice in the tray while "
+                                 "teaching the camera.")
+            frame, reading = self._pending_frame
+            marks = self._marks or PhotoMarks(frame, list(reading.dice), self.locate)
+            shown = marks.roll()
+            if shown is None:
+                raise TableError("A die on the photo has no face yet: tap it and pick its face.")
+            labels = marks.labels(shown["roll"], shown["event"])
+            if labels is None:  # pragma: no cover - the photo's own faces always fit it
+                raise TableError("The marks do not add up: take one back and mark again.")
+            name = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock()))
+            try:
+                kept = self.photos.add(frame, labels, f"{name}-taught{self._photo_seq}")
+            except (OSError, ValueError) as err:
+                raise TableError(f"The photo could not be kept: {err}") from err
+            if kept is None:
+                raise TableError(f"The photo log is full ({self.photos.limit} photos): "
+                                 "raise camera.keep_photos or make room in its folder.")
+            self._clear_pending()
+            self._changed()
+            n = len(self.photos)
+            return self.state() | {"said": f"Kept: {n} photo{'' if n == 1 else 's'} of your dice."}
 
     def _keep_photo(self, steps: Sequence[dict[str, Any]], frame: np.ndarray, reading: Any,
                     marks: PhotoMarks | None = None) -> None:
@@ -408,7 +475,7 @@ class Table:
         """Marks are kept for the photo of a roll the camera asked about, when the table
         keeps photos (they only decide what the photo log keeps)."""
         return (self._pending_frame is not None and self.pending is not None
-                and self.pending.get("kind") == "roll")
+                and self.pending.get("kind") in ("roll", "teach"))
 
     # ----- views -----------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -430,7 +497,7 @@ class Table:
         base: dict[str, Any] = {"version": self.version, "boot": self.boot, "camera": self.camera,
                                 "pending": pending, "last_read": self.last_read,
                                 "settings": dict(self.settings), "advice": None,
-                                "photos": self._photos_kept()}
+                                "photos": self._photos_kept(), "teaching": self.teaching}
         if self.game is None or self.state_obj is None:
             return base | {"game": None, "phase": "no_game", "player": None, "history": [],
                            "legal": [], "prompt": "Start a new game from the Table tab."}

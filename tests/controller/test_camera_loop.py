@@ -366,3 +366,63 @@ def test_marks_need_a_table_that_keeps_photos(table, fakes, loop_for):
     assert "markable" not in table.state()["pending"]
     with pytest.raises(TableError, match="no photo"):
         table.mark_pending({"x": 0.5, "y": 0.5, "face": 5})
+
+
+def test_teaching_the_camera_keeps_each_checked_roll_without_a_game(table, fakes, loop_for,
+                                                                    tmp_path):
+    from companion.controller.table import TableError
+    from vision.photolog import PhotoLog
+
+    with pytest.raises(TableError, match="keeps no photos"):
+        table.set_teaching(True)  # no photo log: nothing to teach with
+    table.photos = PhotoLog(tmp_path / "dice-photos")
+    with pytest.raises(TableError, match='"on": true'):
+        table.set_teaching("yes")
+    assert table.set_teaching(True)["teaching"] is True
+    reader = fakes.Reader()
+    read = fakes.reading([3, 5, 5], "dragon")
+    unreadable = fakes.soldier(None, 300.0, conf=0.0)  # a die the camera could not read
+    reader.next.append(type(read)(dice=(*read.dice, unreadable), warnings=()))
+    loop_for(table, ["settled"], reader).step()  # no game: teaching needs none
+    pending = table.state()["pending"]
+    assert pending["kind"] == "teach" and pending["markable"]
+    assert pending["proposal"] == {"roll": [3, 5, 5], "event": "dragon"}
+    with pytest.raises(TableError, match="no face yet"):
+        table.keep_taught()
+    table.mark_pending({"x": 300 / 640, "y": 100 / 480, "face": 6})  # the unreadable die
+    table.mark_pending({"x": 0.5, "y": 0.8, "face": 1})  # and one it missed
+    assert table.state()["pending"]["photo_roll"] == {"roll": [1, 3, 5, 5, 6], "event": "dragon"}
+    state = table.keep_taught()
+    assert state["said"] == "Kept: 1 photo of your dice." and state["pending"] is None
+    [entry] = table.photos.manifest()["images"]
+    assert [d["value"] for d in entry["dice"]] == [3, 5, 5, 6, 1, "dragon"]
+    with pytest.raises(TableError, match="no photo to keep"):
+        table.keep_taught()
+    # A read the players agree with is kept as read; stopping drops an open photo.
+    reader.next.append(fakes.reading([2, 4], None))
+    loop_for(table, ["settled"], reader).step()
+    assert table.keep_taught()["said"] == "Kept: 2 photos of your dice."
+    reader.next.append(fakes.reading([2, 4], None))
+    loop_for(table, ["settled"], reader).step()
+    assert table.set_teaching(False)["pending"] is None
+    reader.next.append(fakes.reading([2, 4], None))
+    loop_for(table, ["settled"], reader).step()
+    assert table.state()["pending"] is None  # not teaching and no game: ignored
+
+
+def test_teaching_during_a_game_leaves_the_game_as_it_was(table, fakes, loop_for, tmp_path):
+    from vision.photolog import PhotoLog
+
+    table.photos = PhotoLog(tmp_path / "dice-photos")
+    table.apply_step({"action": "recruit"})
+    before = table.position()
+    table.set_teaching(True)
+    reader = fakes.Reader()
+    reader.next.append(fakes.reading([1, 2, 2, 4, 4, 5], "blank"))  # a sure, legal roll
+    loop_for(table, ["settled"], reader).step()
+    assert table.position() == before and table.state()["pending"]["kind"] == "teach"
+    table.keep_taught()
+    table.set_teaching(False)
+    reader.next.append(fakes.reading([1, 2, 2, 4, 4, 5], "blank"))
+    loop_for(table, ["settled"], reader).step()
+    assert table.state()["history"][-1]["step"]["roll"] == [1, 2, 2, 4, 4, 5]  # played again

@@ -42,7 +42,8 @@ def test_new_game_takes_a_records_setup(player):
 
 
 @pytest.mark.parametrize("path", ["/api/games", "/api/steps", "/api/undo", "/api/pending/dismiss",
-                                  "/api/settings", "/api/dice/learn", "/api/pending/mark"])
+                                  "/api/settings", "/api/dice/learn", "/api/pending/mark",
+                                  "/api/teach", "/api/teach/keep"])
 def test_every_post_but_join_needs_the_code(client, path):
     r = client.post(path, json={"action": "recruit"})
     assert r.status_code == 403
@@ -246,6 +247,29 @@ def test_marks_on_the_camera_photo_through_the_api(app, game, tmp_path):
     r = game.post("/api/pending/mark", json={"x": "left", "y": 0.5, "face": 5})
     assert r.status_code == 400 and "between 0 and 1" in r.json["error"]
     assert len(game.get("/api/state").json["pending"]["marks"]) == 1
+
+
+def test_teaching_the_camera_through_the_api(app, player, tmp_path):
+    import numpy as np
+
+    from vision.photolog import PhotoLog
+    from vision.types import Die, Reading
+
+    table = app.extensions["dragon_farkle"].table
+    r = player.post("/api/teach", json={"on": True})
+    assert r.status_code == 400 and "keeps no photos" in r.json["error"]
+    table.photos = PhotoLog(tmp_path / "dice-photos")
+    assert player.post("/api/teach", json={"on": "please"}).status_code == 400
+    assert player.post("/api/teach", json={"on": True}).json["teaching"] is True
+    r = player.post("/api/teach/keep", json={})
+    assert r.status_code == 400 and "no photo to keep" in r.json["error"]
+    dice = (Die("soldier", 2, (100, 100), (90, 90, 20, 20), 0.9),)
+    table.handle_reading(Reading(dice=dice, warnings=()), np.full((480, 640, 3), 80, np.uint8))
+    assert player.get("/api/state").json["pending"]["kind"] == "teach"
+    r = player.post("/api/teach/keep", json={})
+    assert r.status_code == 200 and r.json["said"] == "Kept: 1 photo of your dice."
+    assert len(table.photos) == 1
+    assert player.post("/api/teach", json={"on": False}).json["teaching"] is False
 
 
 def test_learning_the_dice_is_started_from_the_page(app, player, tmp_path):

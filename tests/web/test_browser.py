@@ -285,3 +285,39 @@ def test_dice_are_marked_on_the_photo_and_the_photo_kept(live_server, phone, tmp
     x, y, w, h = entry["dice"][5]["bbox"]
     assert abs(x + w / 2 - 460) < 4 and abs(y + h / 2 - 100) < 4
     assert len(fetched) == 1, fetched  # one photo, not fetched again for each mark
+
+
+def test_the_camera_is_taught_from_the_table_tab_without_a_game(live_server, phone, tmp_path):
+    from playwright.sync_api import expect
+
+    from vision.photolog import PhotoLog
+    from vision.types import Die, Reading
+
+    base, app = live_server
+    table = app.extensions["dragon_farkle"].table
+    table.photos = PhotoLog(tmp_path / "dice-photos")
+    table.refresh()
+    page = phone()
+    page.goto(f"{base}/?code={PIN}")
+    page.locator("nav button[data-tab=table]").tap()
+    page.locator("#teach").tap()
+    expect(page.locator("#pending")).to_contain_text("Roll your dice in the tray")  # Play tab
+    frame = np.full((480, 640, 3), 60, np.uint8)
+    dice = (Die("soldier", 3, (100, 100), (90, 90, 20, 20), 0.9),
+            Die("soldier", 6, (200, 100), (190, 90, 20, 20), 0.3))  # the 6 was a 5
+    table.handle_reading(Reading(dice=dice, warnings=()), frame)
+    photo = page.locator("#pending .markpic img")
+    expect(photo).to_be_visible()
+    page.wait_for_function("document.querySelector('#pending .markpic img').naturalWidth > 0")
+    box = photo.bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 200 / 640, box["y"] + box["height"] * 100 / 480)
+    page.locator("#facepick [data-face='5']").tap()
+    expect(page.locator("#photo-roll .die")).to_have_count(2)
+    page.locator("#keep-photo").tap()
+    expect(page.locator("#toast")).to_have_text("Kept: 1 photo of your dice.")
+    expect(page.locator("#pending")).to_contain_text("Roll your dice in the tray")
+    [entry] = table.photos.manifest()["images"]
+    assert [d["value"] for d in entry["dice"]] == [3, 5]
+    page.locator("#pending").get_by_text("Stop teaching").tap()
+    expect(page.locator("#pending")).to_be_hidden()
+    assert table.teaching is False

@@ -232,27 +232,37 @@ function lastRoll(st) {
 
 function renderPending(st) {
   var box = $("pending"), p = st.pending;
-  box.hidden = !p; box.innerHTML = "";
-  if (!p) return;
+  box.hidden = !p && !st.teaching; box.innerHTML = "";
+  if (!p) {
+    if (st.teaching) {  /* waiting for the next roll to teach with */
+      box.appendChild(h("div", {"class": "card-head"}, [h("h2", null, [icon("camera"), " Teaching the camera"])]));
+      box.appendChild(h("p", {text: "Roll your dice in the tray: each roll's photo comes up here to check and keep."}));
+      box.appendChild(h("button", {"class": "btn ghost", type: "button", disabled: joined ? null : "disabled", text: "Stop teaching",
+        onclick: function () { post("/api/teach", {on: false}); }}));
+    }
+    return;
+  }
   var prop = p.proposal || {};
-  var fromCamera = p.kind === "roll" || p.kind === "rally" || p.kind === "set_aside";
-  box.appendChild(h("div", {"class": "card-head"}, [h("h2", null, [icon(fromCamera ? "camera" : "hand"), fromCamera ? " The camera is not sure" : " The table asks"])]));
+  var teach = p.kind === "teach";
+  var fromCamera = teach || p.kind === "roll" || p.kind === "rally" || p.kind === "set_aside";
+  box.appendChild(h("div", {"class": "card-head"}, [h("h2", null, [icon(fromCamera ? "camera" : "hand"),
+    teach ? " Teaching the camera" : fromCamera ? " The camera is not sure" : " The table asks"])]));
   box.appendChild(h("p", {text: p.reason}));
   if (fromCamera) box.appendChild(photoToMark(p, st));
   var row = h("div", {"class": "row"});
-  if (p.kind === "roll" && prop.roll) {
-    var seen = h("div", {"class": "lastroll"}, [h("span", {"class": "muted small", text: "Read as"})]);
-    prop.roll.forEach(function (f) { seen.appendChild(die(f, true)); });
-    if (prop.event) seen.appendChild(eventDie(prop.event, true));
-    box.appendChild(seen);
-    /* with marks on the photo, the faces they make up are what is played */
+  if ((p.kind === "roll" || teach) && prop.roll) {
+    box.appendChild(faceRow("Read as", prop));
+    /* with marks on the photo, the faces they make up are what is played (or kept) */
     var marked = p.photo_roll, play = marked || {roll: prop.roll, event: prop.event};
-    if (marked) {
-      var withMarks = h("div", {"class": "lastroll", id: "photo-roll"}, [h("span", {"class": "muted small", text: "With your marks"})]);
-      marked.roll.forEach(function (f) { withMarks.appendChild(die(f, true)); });
-      if (marked.event) withMarks.appendChild(eventDie(marked.event, true));
-      box.appendChild(withMarks);
-    }
+    if (marked) box.appendChild(faceRow("With your marks", marked, "photo-roll"));
+  }
+  if (teach) {
+    row.appendChild(h("button", {"class": "btn good", type: "button", id: "keep-photo", disabled: joined ? null : "disabled",
+      text: "✓ Keep this photo", onclick: function () {
+        post("/api/teach/keep", {}).then(function (d) { if (d.said) toast(d.said, true); }, function () {});
+      }}));
+  }
+  if (p.kind === "roll" && prop.roll) {
     var complete = play.event && play.roll.length === st.dice_in_hand;
     row.appendChild(h("button", {"class": "btn good", type: "button", disabled: !joined || !complete ? "disabled" : null,
       text: marked ? "✓ Play as marked" : "✓ That's right", onclick: function () {
@@ -274,9 +284,16 @@ function renderPending(st) {
     row.appendChild(h("button", {"class": "btn warn", type: "button", disabled: joined ? null : "disabled", text: "↶ Undo last step",
       onclick: function () { post("/api/undo", {}, true); }}));
   }
-  row.appendChild(h("button", {"class": "btn ghost", type: "button", disabled: joined ? null : "disabled", text: p.kind === "notice" ? "OK" : "Dismiss",
+  row.appendChild(h("button", {"class": "btn ghost", type: "button", disabled: joined ? null : "disabled",
+    text: p.kind === "notice" ? "OK" : teach ? "Skip" : "Dismiss",
     onclick: function () { post("/api/pending/dismiss", {}); }}));
   box.appendChild(row);
+}
+function faceRow(label, faces, id) {
+  var row = h("div", {"class": "lastroll", id: id || null}, [h("span", {"class": "muted small", text: label})]);
+  faces.roll.forEach(function (f) { row.appendChild(die(f, true)); });
+  if (faces.event) row.appendChild(eventDie(faces.event, true));
+  return row;
 }
 
 /* The camera's photo. Where the table keeps photos of checked rolls, a tap on it asks what
@@ -638,6 +655,16 @@ function renderSettings(st) {
     box.appendChild(h("h2", {style: "margin-top:14px", text: "Photos of your dice"}));
     box.appendChild(h("p", {"class": "muted small", text: (ph.kept === null ? "?" : ph.kept) + " of at most " + ph.limit +
       " kept in " + ph.folder + ": the rolls the camera was not sure of or misread, with the faces you gave. They teach the reader your own dice. camera.keep_photos = 0 in the configuration file keeps none."}));
+    box.appendChild(h("button", {type: "button", id: "teach", "class": "btn small" + (st.teaching ? " warn" : ""),
+      disabled: joined ? null : "disabled", text: st.teaching ? "Stop teaching" : "Teach the camera",
+      onclick: function () {
+        post("/api/teach", {on: !st.teaching}).then(function (d) {
+          if (d.teaching) { toast("Roll your dice in the tray: each roll's photo comes up on the Play tab", true); showTab("play"); }
+        }, function () {});
+      }}));
+    box.appendChild(h("p", {"class": "muted small", text: st.teaching
+      ? "Teaching: each roll in the tray comes up on the Play tab to check, mark and keep. The game waits."
+      : "No game needed: roll your dice in the tray a few dozen times, check each photo and keep it. Then learn them."}));
     var learning = ph.learning;
     if (learning) {
       box.appendChild(h("button", {type: "button", id: "learn-dice", "class": "btn small",
