@@ -341,7 +341,8 @@ function photoToMark(p, st) {
     out.appendChild(pick);
   }
   out.appendChild(h("p", {"class": "muted small",
-    text: "Teach the camera: tap a die it read wrong or missed and pick its face, or a box with no die in it. The keypad then starts from the photo."}));
+    text: "Teach the camera: tap a die it read wrong or missed and pick its face, or a box with no die in it." +
+      (p.kind === "teach" ? "" : " The keypad then starts from the photo.")}));
   return out;
 }
 
@@ -654,7 +655,7 @@ function renderSettings(st) {
   if (ph) {
     box.appendChild(h("h2", {style: "margin-top:14px", text: "Photos of your dice"}));
     box.appendChild(h("p", {"class": "muted small", text: (ph.kept === null ? "?" : ph.kept) + " of at most " + ph.limit +
-      " kept in " + ph.folder + ": the rolls the camera was not sure of or misread, with the faces you gave. They teach the reader your own dice. camera.keep_photos = 0 in the configuration file keeps none."}));
+      " kept in " + ph.folder + ": the rolls the camera was not sure of or misread, and those you taught it, with the faces you gave. They teach the reader your own dice. camera.keep_photos = 0 in the configuration file keeps none."}));
     box.appendChild(h("button", {type: "button", id: "teach", "class": "btn small" + (st.teaching ? " warn" : ""),
       disabled: joined ? null : "disabled", text: st.teaching ? "Stop teaching" : "Teach the camera",
       onclick: function () {
