@@ -249,11 +249,8 @@ class Table:
     def ask(self, kind: str, reason: str, proposal: dict[str, Any] | None = None) -> None:
         """Put a question or notice on every phone (answered by a step, undo or dismiss)."""
         with self._lock:
+            self._clear_pending()
             self.pending = {"kind": kind, "reason": reason, "proposal": proposal or {}}
-            self._pending_evidence = None
-            self._pending_frame = None
-            self._marks = None
-            self._pending_photo = None
             self._changed()
 
     def dismiss(self) -> dict[str, Any]:
@@ -440,13 +437,11 @@ class Table:
         assert self.game is not None
         name = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock()))
         name = f"{name}-game{self.game.id}-step{len(self.game.steps)}"
+        marks = marks or PhotoMarks(frame, list(reading.dice))
         try:
-            if marks is not None and marks.marked():
-                labels = marks.labels(roll["roll"], roll.get("event"))
-                if labels is not None:
-                    self.photos.add(frame, labels, name)
-            else:
-                self.photos.add_checked(frame, reading.dice, roll["roll"], roll.get("event"), name)
+            labels = marks.labels(roll["roll"], roll.get("event"))
+            if labels is not None:
+                self.photos.add(frame, labels, name)
         except (OSError, ValueError) as err:  # a full card or a bad manifest: the game goes on
             log.warning("the checked roll's photo was not kept: %s", err)
 
