@@ -225,3 +225,19 @@ def test_a_table_with_a_camera_learns_from_the_trained_weights_not_the_learned_o
     assert model_dir() == tmp_path / "our-dice"  # the camera reads with the learned ones
     assert learning.base == MODEL_DIR and learning.current() == tmp_path / "our-dice"
     assert learning.photos == tmp_path / "dice-photos" and learning.use_new
+
+
+def test_a_table_with_a_camera_fits_marked_dice_with_its_calibration(tmp_path, monkeypatch):
+
+    import numpy as np
+
+    import companion.controller.runtime as rt
+
+    monkeypatch.setenv("DICE_MODELS", "")
+    monkeypatch.setattr(rt, "open_camera_loop", lambda table, camera, keeper: None)
+    config = load_config(write(tmp_path, "[leds]\nbackend = \"none\"\n"))
+    keeper = rt.load_keeper(None, tmp_path)
+    runtime = rt.build_runtime(config, data_dir=tmp_path, camera="usb:0", keeper=keeper)
+    keeper._replace(die_side=50.0)  # calibrated after the start: the locator sees it
+    blank = np.full((480, 640, 3), 90, np.uint8)  # no die to find: a square of the die's size
+    assert runtime.table.locate(blank, (100.0, 100.0), [], []) == (75, 75, 50, 50)
