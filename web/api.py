@@ -76,6 +76,13 @@ def undo() -> Response:
     return answer(table_app().table.undo(seen=seen()))
 
 
+@bp.post("/dispute")
+def dispute() -> Response:
+    """"Wrong read? Fix it": take back the camera's roll, and ask about it again with its
+    photo where the table keeps photos."""
+    return answer(table_app().table.dispute(seen=seen()))
+
+
 @bp.post("/settings")
 def settings() -> Response:
     """Change the table's settings, e.g. {"advisor": false} (kept across restarts)."""

@@ -13,7 +13,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -27,6 +27,17 @@ log = logging.getLogger(__name__)
 DEFAULT_SETTINGS: dict[str, Any] = {"advisor": True}
 STEP_KINDS = ("action", "roll", "set_aside", "use", "adjust", "keep", "new_companion")
 Listener = Callable[[dict[str, Any]], None]
+
+
+class CameraRoll(NamedTuple):
+    """A roll the camera read and the table played: its game and step index, the frame,
+    the reading and the picture with the read dice drawn (for the photo log and marks)."""
+
+    game: int
+    step: int
+    frame: np.ndarray
+    reading: Any
+    picture: np.ndarray
 
 
 class TableError(ValueError):
@@ -73,11 +84,10 @@ class Table:
         self._photo_seq = 0  # counts the photos asked about
         self.locate: Locate = locate_die  # finds a tapped die (the runtime's knows the profile)
         self.teaching = False  # each settled roll is a photo to check and keep, not a game move
-        # The camera's last roll played as read: (game id, its step index, frame, reading),
-        # and the same once the players took it back ("Wrong read? Fix it"), until they
-        # enter the roll it really was.
-        self._camera_roll: tuple[int, int, np.ndarray, Any] | None = None
-        self._disputed: tuple[int, int, np.ndarray, Any] | None = None
+        # The camera's last roll played as read, and the same once the players took it
+        # back ("Wrong read? Fix it"), until they enter the roll it really was.
+        self._camera_roll: CameraRoll | None = None
+        self._disputed: CameraRoll | None = None
         self.last_read: dict[str, Any] | None = None
         self._cache: tuple[int, dict[str, Any]] | None = None
         self._reset_derived()
@@ -212,8 +222,8 @@ class Table:
                 self._advance(step, meta, ev is not None)
             if answered and self._pending_frame is not None:
                 self._keep_photo(steps, *self._pending_frame, marks=self._marks)
-            elif disputed and disputed[:2] == (game.id, len(game.steps) - len(steps)):
-                self._keep_photo(steps, *disputed[2:])  # the roll the camera misread
+            elif disputed and (disputed.game, disputed.step) == (game.id, len(game.steps) - len(steps)):
+                self._keep_photo(steps, disputed.frame, disputed.reading)  # the roll misread
             if not self._pending_awaits_more(steps):
                 self._clear_pending()
             self._changed()
@@ -239,10 +249,31 @@ class Table:
             for seq in (game.steps, game.meta, game.has_evidence):
                 seq.pop()
             taken_back, self._camera_roll = self._camera_roll, None
-            self._disputed = taken_back if taken_back and taken_back[:2] == (
+            self._disputed = taken_back if taken_back and (taken_back.game, taken_back.step) == (
                 game.id, len(game.steps)) else None
             self._clear_pending()
             self._replay()
+            self._changed()
+            return self.state()
+
+    def dispute(self, *, seen: str | None = None) -> dict[str, Any]:
+        """"Wrong read? Fix it": take back the roll the camera played and, where the table
+        keeps photos, ask about it again with its photo, for the players to mark what the
+        camera got wrong (a misread face, a speck taken for a die, a die it missed)."""
+        with self._lock:
+            game = self._need_game()
+            last = game.steps[-1] if game.steps else {}
+            if "roll" not in last or game.meta[-1].get("source") != "camera":
+                raise TableError("The last move was not a roll the camera read: use undo.")
+            state = self.undo(seen=seen)
+            taken_back, self._disputed = self._disputed, None
+            if taken_back is None:  # no photo kept: the keypad alone fixes it
+                return state
+            self.pending = {"kind": "roll", "reason": (
+                "You took back the camera's read: tap on the photo what it got wrong, or "
+                "correct the roll."), "proposal": {"roll": sorted(last["roll"]),
+                                                   "event": last.get("event"), "disputed": True}}
+            self._show_photo(taken_back.frame, taken_back.reading, taken_back.picture)
             self._changed()
             return self.state()
 
@@ -348,7 +379,8 @@ class Table:
                     rolls = [i for i, st in enumerate(verdict.steps) if "roll" in st]
                     if rolls and self.photos is not None:
                         at = len(self.game.steps) - len(verdict.steps) + rolls[-1]
-                        self._camera_roll = (self.game.id, at, frame.copy(), reading)
+                        self._camera_roll = CameraRoll(self.game.id, at, frame.copy(), reading,
+                                                       picture.copy())
             if verdict.kind == "ask":
                 self.pending = {"kind": verdict.proposal.get("kind", "roll"),
                                 "reason": verdict.reason, "proposal": verdict.proposal}

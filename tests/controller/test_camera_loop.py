@@ -426,3 +426,43 @@ def test_teaching_during_a_game_leaves_the_game_as_it_was(table, fakes, loop_for
     reader.next.append(fakes.reading([1, 2, 2, 4, 4, 5], "blank"))
     loop_for(table, ["settled"], reader).step()
     assert table.state()["history"][-1]["step"]["roll"] == [1, 2, 2, 4, 4, 5]  # played again
+
+
+def test_a_disputed_read_is_asked_again_with_its_photo_to_mark(table, fakes, loop_for, tmp_path):
+    from companion.controller.table import TableError
+    from vision.photolog import PhotoLog
+
+    table.apply_step({"action": "recruit"})
+    with pytest.raises(TableError, match="not a roll the camera read"):
+        table.dispute()  # the last move was typed
+    table.photos = PhotoLog(tmp_path / "dice-photos")
+    reader = fakes.Reader()
+    read = fakes.reading([1, 2, 2, 4, 4], "blank")
+    speck = fakes.soldier(6, 560.0)  # surely read, but a speck; the real 5 at x = 460 missed
+    reader.next.append(type(read)(dice=(*read.dice, speck), warnings=()))
+    loop_for(table, ["settled"], reader).step()
+    assert table.state()["history"][-1]["step"]["roll"] == [1, 2, 2, 4, 4, 6]  # played
+    state = table.dispute()  # "Wrong read? Fix it"
+    assert state["history"][-1]["step"] == {"action": "recruit"}  # the roll taken back
+    pending = state["pending"]
+    assert pending["kind"] == "roll" and pending["markable"]
+    assert pending["proposal"] == {"roll": [1, 2, 2, 4, 4, 6], "event": "blank", "disputed": True}
+    assert _jpeg_width(table.pending_evidence()) == 640
+    table.mark_pending({"x": 560 / 640, "y": 100 / 480, "face": "none"})
+    table.mark_pending({"x": 460 / 640, "y": 100 / 480, "face": 5})
+    table.apply_step({"roll": [1, 2, 2, 4, 4, 5], "event": "blank"})
+    [entry] = table.photos.manifest()["images"]
+    assert [d["value"] for d in entry["dice"]] == [1, 2, 2, 4, 4, 5, "blank"]
+    assert entry["dice"][5]["bbox"] == [450.0, 90.0, 20.0, 20.0]  # the marked die, not the speck
+    assert table.state()["history"][-1]["evidence"]  # the photo goes with the fixed roll
+
+
+def test_a_disputed_read_without_a_photo_log_is_a_plain_undo(table, fakes, loop_for):
+    table.apply_step({"action": "recruit"})
+    reader = fakes.Reader()
+    reader.next.append(fakes.reading([1, 2, 2, 4, 4, 6], "blank"))
+    loop_for(table, ["settled"], reader).step()
+    before = table.position()
+    state = table.dispute()
+    assert state["pending"] is None and table.position() != before
+    assert state["history"][-1]["step"] == {"action": "recruit"}  # the roll taken back

@@ -43,7 +43,7 @@ def test_new_game_takes_a_records_setup(player):
 
 @pytest.mark.parametrize("path", ["/api/games", "/api/steps", "/api/undo", "/api/pending/dismiss",
                                   "/api/settings", "/api/dice/learn", "/api/pending/mark",
-                                  "/api/teach", "/api/teach/keep"])
+                                  "/api/teach", "/api/teach/keep", "/api/dispute"])
 def test_every_post_but_join_needs_the_code(client, path):
     r = client.post(path, json={"action": "recruit"})
     assert r.status_code == 403
@@ -247,6 +247,27 @@ def test_marks_on_the_camera_photo_through_the_api(app, game, tmp_path):
     r = game.post("/api/pending/mark", json={"x": "left", "y": 0.5, "face": 5})
     assert r.status_code == 400 and "between 0 and 1" in r.json["error"]
     assert len(game.get("/api/state").json["pending"]["marks"]) == 1
+
+
+def test_a_disputed_read_through_the_api(app, game):
+    import numpy as np
+
+    from vision.types import Die, Reading
+
+    table = app.extensions["dragon_farkle"].table
+    game.post("/api/steps", json={"action": "recruit"})
+    r = game.post("/api/dispute", json={})
+    assert r.status_code == 400 and "not a roll the camera read" in r.json["error"]
+    dice = tuple(Die("soldier", f, (50 + 60 * i, 50), (40 + 60 * i, 40, 20, 20), 0.99)
+                 for i, f in enumerate([1, 2, 2, 4, 4, 5]))
+    event = Die("event", "blank", (500, 400), (490, 390, 20, 20), 0.99)
+    table.handle_reading(Reading(dice=(*dice, event), warnings=()),
+                         np.full((480, 640, 3), 80, np.uint8))
+    position = game.get("/api/state").json["game"]["position"]
+    r = game.post("/api/dispute", json={}, headers={"X-Game-Position": "1:0"})
+    assert r.status_code == 409  # a tap on an old state
+    r = game.post("/api/dispute", json={}, headers={"X-Game-Position": position})
+    assert r.status_code == 200 and r.json["history"][-1]["step"] == {"action": "recruit"}
 
 
 def test_teaching_the_camera_through_the_api(app, player, tmp_path):

@@ -257,8 +257,8 @@ def test_dice_are_marked_on_the_photo_and_the_photo_kept(live_server, phone, tmp
     page.wait_for_function("document.querySelector('#pending .markpic img').naturalWidth > 0")
     box = photo.bounding_box()
 
-    def tap(x, y):
-        page.mouse.click(box["x"] + box["width"] * x / 640, box["y"] + box["height"] * y / 480)
+    def tap(x, y):  # a point of the 640 x 480 frame (the click waits for the photo to be still)
+        photo.click(position={"x": box["width"] * x / 640, "y": box["height"] * y / 480})
 
     tap(460, 100)
     expect(page.locator("#facepick")).to_be_visible()
@@ -267,8 +267,9 @@ def test_dice_are_marked_on_the_photo_and_the_photo_kept(live_server, phone, tmp
     expect(page.locator("#toast")).to_have_text("Marked: a die the camera missed, showing 5.")
     expect(page.locator("#facepick")).to_have_count(0)
     mark = page.locator("#pending .mark.missed").bounding_box()  # drawn where it was tapped
-    assert abs(mark["x"] + mark["width"] / 2 - (box["x"] + box["width"] * 460 / 640)) < 3
-    assert abs(mark["y"] + mark["height"] / 2 - (box["y"] + box["height"] * 100 / 480)) < 3
+    now = photo.bounding_box()
+    assert abs(mark["x"] + mark["width"] / 2 - (now["x"] + now["width"] * 460 / 640)) < 3
+    assert abs(mark["y"] + mark["height"] / 2 - (now["y"] + now["height"] * 100 / 480)) < 3
     tap(140, 100)
     page.locator("#facepick [data-face='2']").tap()
     expect(page.locator("#pending .mark.face")).to_have_text("2")
@@ -310,7 +311,7 @@ def test_the_camera_is_taught_from_the_table_tab_without_a_game(live_server, pho
     expect(photo).to_be_visible()
     page.wait_for_function("document.querySelector('#pending .markpic img').naturalWidth > 0")
     box = photo.bounding_box()
-    page.mouse.click(box["x"] + box["width"] * 200 / 640, box["y"] + box["height"] * 100 / 480)
+    photo.click(position={"x": box["width"] * 200 / 640, "y": box["height"] * 100 / 480})
     page.locator("#facepick [data-face='5']").tap()
     expect(page.locator("#photo-roll .die")).to_have_count(2)
     page.locator("#keep-photo").tap()
@@ -321,3 +322,36 @@ def test_the_camera_is_taught_from_the_table_tab_without_a_game(live_server, pho
     page.locator("#pending").get_by_text("Stop teaching").tap()
     expect(page.locator("#pending")).to_be_hidden()
     assert table.teaching is False
+
+
+def test_a_wrong_read_taken_back_is_fixed_on_its_photo(live_server, phone, tmp_path):
+    from playwright.sync_api import expect
+
+    from vision.photolog import PhotoLog
+    from vision.types import Die, Reading
+
+    base, app = live_server
+    table = app.extensions["dragon_farkle"].table
+    table.photos = PhotoLog(tmp_path / "dice-photos")
+    table.new_game({"players": ["Ann", "Bob"]})
+    table.apply_step({"action": "recruit"})
+    frame = np.full((480, 640, 3), 60, np.uint8)
+    dice = [Die("soldier", f, (60 + 80 * i, 100), (50 + 80 * i, 90, 20, 20), 0.97)
+            for i, f in enumerate([1, 2, 2, 4, 4, 6])]  # surely read, but the 6 was a 5
+    dice.append(Die("event", "blank", (500, 400), (490, 390, 20, 20), 0.97))
+    table.handle_reading(Reading(dice=tuple(dice), warnings=()), frame)
+    page = phone()
+    page.goto(f"{base}/?code={PIN}")
+    page.get_by_text("Wrong read? Fix it").tap()
+    photo = page.locator("#pending .markpic img")
+    expect(photo).to_be_visible()
+    expect(page.locator("#pending .btn.good")).to_have_count(0)  # not offered as right
+    page.wait_for_function("document.querySelector('#pending .markpic img').naturalWidth > 0")
+    box = photo.bounding_box()  # its size; the click waits for the page to stop scrolling
+    photo.click(position={"x": box["width"] * 460 / 640, "y": box["height"] * 100 / 480})
+    page.locator("#facepick [data-face='5']").tap()
+    page.locator("#pending .btn.good").tap()  # "Play as marked"
+    expect(page.locator("#pending")).to_be_hidden()
+    assert table.state()["history"][-1]["step"] == {"roll": [1, 2, 2, 4, 4, 5], "event": "blank"}
+    [entry] = table.photos.manifest()["images"]
+    assert [d["value"] for d in entry["dice"]] == [1, 2, 2, 4, 4, 5, "blank"]

@@ -217,7 +217,10 @@ function renderTurn(st) {
       /* a disputed read: take it back and put the camera's faces in the keypad to fix */
       row.appendChild(h("button", {"class": "btn small ghost", type: "button", text: "Wrong read? Fix it", onclick: function () {
         var faces = end.step.roll.slice(), ev = end.step.event;
-        post("/api/undo", {}, true).then(function () { entry = faces; entryEvent = ev || "blank"; renderEntry(S); $("entry").scrollIntoView({behavior: "smooth"}); });
+        post("/api/dispute", {}, true).then(function () {
+          entry = faces; entryEvent = ev || "blank"; renderEntry(S);
+          (S.pending ? $("pending") : $("entry")).scrollIntoView({behavior: "smooth"});  /* the photo to mark, if kept */
+        });
       }}));
     }
   }
@@ -264,10 +267,11 @@ function renderPending(st) {
   }
   if (p.kind === "roll" && prop.roll) {
     var complete = play.event && play.roll.length === st.dice_in_hand;
-    row.appendChild(h("button", {"class": "btn good", type: "button", disabled: !joined || !complete ? "disabled" : null,
-      text: marked ? "✓ Play as marked" : "✓ That's right", onclick: function () {
-        sendAll((prop.before || []).concat([{roll: play.roll, event: play.event}]));
-      }}));
+    if (marked || !prop.disputed)  /* a read taken back as wrong is not offered as right */
+      row.appendChild(h("button", {"class": "btn good", type: "button", disabled: !joined || !complete ? "disabled" : null,
+        text: marked ? "✓ Play as marked" : "✓ That's right", onclick: function () {
+          sendAll((prop.before || []).concat([{roll: play.roll, event: play.event}]));
+        }}));
     row.appendChild(h("button", {"class": "btn", type: "button", disabled: joined ? null : "disabled", text: "✎ Correct it",
       onclick: function () {
         entry = play.roll.slice(0, st.dice_in_hand); entryEvent = play.event || "blank";
