@@ -23,6 +23,34 @@ def type_roll(page, faces: list[int], event: str) -> None:
     page.locator("#enter-roll").tap()
 
 
+def read_in_a_new_game(table, faces: list[int], **changed) -> None:
+    """A new game, Recruit, and the camera's read of `faces` in a row (x = 60, 140, ...;
+    y = 100; 20 px boxes, confidence 0.97) with the Event die showing blank; `changed`:
+    {"d1": Die, ...} read instead of die 1, ...."""
+    from vision.types import Die, Reading
+
+    table.new_game({"players": ["Ann", "Bob"]})
+    table.apply_step({"action": "recruit"})
+    dice = [changed.get(f"d{i}") or Die("soldier", f, (60 + 80 * i, 100),
+                                          (50 + 80 * i, 90, 20, 20), 0.97)
+            for i, f in enumerate(faces)]
+    dice.append(Die("event", "blank", (500, 400), (490, 390, 20, 20), 0.97))
+    table.handle_reading(Reading(dice=tuple(dice), warnings=()), np.full((480, 640, 3), 60, np.uint8))
+
+
+def tap_photo(page, x: float, y: float):
+    """Tap the camera's photo on the question at (x, y) of the 640 x 480 frame, once it is
+    shown (the click waits for the photo to be still); returns the photo's locator."""
+    from playwright.sync_api import expect
+
+    photo = page.locator("#pending .markpic img")
+    expect(photo).to_be_visible()
+    page.wait_for_function("document.querySelector('#pending .markpic img').naturalWidth > 0")
+    box = photo.bounding_box()
+    photo.click(position={"x": box["width"] * x / 640, "y": box["height"] * y / 480})
+    return photo
+
+
 def prompt(page):
     return page.locator("#turn .prompt")
 
@@ -173,17 +201,9 @@ def test_framing_the_tray_and_learning_a_dice_colour_by_tapping(live_server, pho
 def test_a_wrong_camera_read_is_fixed_from_the_page(live_server, phone):
     from playwright.sync_api import expect
 
-    from vision.types import Die, Reading
-
     base, app = live_server
     table = app.extensions["dragon_farkle"].table
-    table.new_game({"players": ["Ann", "Bob"]})
-    table.apply_step({"action": "recruit"})
-    frame = np.full((480, 640, 3), 60, np.uint8)
-    dice = [Die("soldier", f, (60 + 80 * i, 100), (50 + 80 * i, 90, 20, 20), 0.97)
-            for i, f in enumerate([1, 2, 2, 4, 4, 6])]
-    dice.append(Die("event", "blank", (500, 400), (490, 390, 20, 20), 0.97))
-    table.handle_reading(Reading(dice=tuple(dice), warnings=()), frame)
+    read_in_a_new_game(table, [1, 2, 2, 4, 4, 6])
     page = phone()
     page.goto(f"{base}/?code={PIN}")
     expect(page.locator("#controls .opt")).to_have_count(1)  # only the 1 scores
@@ -235,32 +255,19 @@ def test_dice_are_marked_on_the_photo_and_the_photo_kept(live_server, phone, tmp
     from playwright.sync_api import expect
 
     from vision.photolog import PhotoLog
-    from vision.types import Die, Reading
+    from vision.types import Die
 
     base, app = live_server
     table = app.extensions["dragon_farkle"].table
     table.photos = PhotoLog(tmp_path / "dice-photos")
-    table.new_game({"players": ["Ann", "Bob"]})
-    table.apply_step({"action": "recruit"})
-    frame = np.full((480, 640, 3), 60, np.uint8)
-    dice = [Die("soldier", f, (60 + 80 * i, 100), (50 + 80 * i, 90, 20, 20), 0.97)
-            for i, f in enumerate([1, 2, 2, 4, 4])]  # the sixth die, a 5 at (460, 100), missed
-    dice[1] = Die("soldier", 3, (140, 100), (130, 90, 20, 20), 0.4)  # and a 2 read as 3
-    dice.append(Die("event", "blank", (500, 400), (490, 390, 20, 20), 0.97))
-    table.handle_reading(Reading(dice=tuple(dice), warnings=()), frame)
+    # the sixth die, a 5 at (460, 100), missed, and a 2 read as 3
+    read_in_a_new_game(table, [1, 2, 2, 4, 4],
+                       d1=Die("soldier", 3, (140, 100), (130, 90, 20, 20), 0.4))
     page = phone()
     fetched = []
     page.on("request", lambda r: fetched.append(r.url) if "pending.jpg" in r.url else None)
     page.goto(f"{base}/?code={PIN}")
-    photo = page.locator("#pending .markpic img")
-    expect(photo).to_be_visible()
-    page.wait_for_function("document.querySelector('#pending .markpic img').naturalWidth > 0")
-    box = photo.bounding_box()
-
-    def tap(x, y):  # a point of the 640 x 480 frame (the click waits for the photo to be still)
-        photo.click(position={"x": box["width"] * x / 640, "y": box["height"] * y / 480})
-
-    tap(460, 100)
+    photo = tap_photo(page, 460, 100)
     expect(page.locator("#facepick")).to_be_visible()
     page.locator("#facepick [data-face='5']").tap()
     expect(page.locator("#pending .mark.missed")).to_have_count(1)
@@ -270,7 +277,7 @@ def test_dice_are_marked_on_the_photo_and_the_photo_kept(live_server, phone, tmp
     now = photo.bounding_box()
     assert abs(mark["x"] + mark["width"] / 2 - (now["x"] + now["width"] * 460 / 640)) < 3
     assert abs(mark["y"] + mark["height"] / 2 - (now["y"] + now["height"] * 100 / 480)) < 3
-    tap(140, 100)
+    tap_photo(page, 140, 100)
     page.locator("#facepick [data-face='2']").tap()
     expect(page.locator("#pending .mark.face")).to_have_text("2")
     expect(page.locator("#photo-roll .die")).to_have_count(6)  # 1 2 2 4 4 5
@@ -307,11 +314,7 @@ def test_the_camera_is_taught_from_the_table_tab_without_a_game(live_server, pho
     dice = (Die("soldier", 3, (100, 100), (90, 90, 20, 20), 0.9),
             Die("soldier", 6, (200, 100), (190, 90, 20, 20), 0.3))  # the 6 was a 5
     table.handle_reading(Reading(dice=dice, warnings=()), frame)
-    photo = page.locator("#pending .markpic img")
-    expect(photo).to_be_visible()
-    page.wait_for_function("document.querySelector('#pending .markpic img').naturalWidth > 0")
-    box = photo.bounding_box()
-    photo.click(position={"x": box["width"] * 200 / 640, "y": box["height"] * 100 / 480})
+    tap_photo(page, 200, 100)
     page.locator("#facepick [data-face='5']").tap()
     expect(page.locator("#photo-roll .die")).to_have_count(2)
     page.locator("#keep-photo").tap()
@@ -328,27 +331,17 @@ def test_a_wrong_read_taken_back_is_fixed_on_its_photo(live_server, phone, tmp_p
     from playwright.sync_api import expect
 
     from vision.photolog import PhotoLog
-    from vision.types import Die, Reading
 
     base, app = live_server
     table = app.extensions["dragon_farkle"].table
     table.photos = PhotoLog(tmp_path / "dice-photos")
-    table.new_game({"players": ["Ann", "Bob"]})
-    table.apply_step({"action": "recruit"})
-    frame = np.full((480, 640, 3), 60, np.uint8)
-    dice = [Die("soldier", f, (60 + 80 * i, 100), (50 + 80 * i, 90, 20, 20), 0.97)
-            for i, f in enumerate([1, 2, 2, 4, 4, 6])]  # surely read, but the 6 was a 5
-    dice.append(Die("event", "blank", (500, 400), (490, 390, 20, 20), 0.97))
-    table.handle_reading(Reading(dice=tuple(dice), warnings=()), frame)
+    read_in_a_new_game(table, [1, 2, 2, 4, 4, 6])  # surely read, but the 6 was a 5
     page = phone()
     page.goto(f"{base}/?code={PIN}")
     page.get_by_text("Wrong read? Fix it").tap()
-    photo = page.locator("#pending .markpic img")
-    expect(photo).to_be_visible()
+    expect(page.locator("#pending .markpic img")).to_be_visible()
     expect(page.locator("#pending .btn.good")).to_have_count(0)  # not offered as right
-    page.wait_for_function("document.querySelector('#pending .markpic img').naturalWidth > 0")
-    box = photo.bounding_box()  # its size; the click waits for the page to stop scrolling
-    photo.click(position={"x": box["width"] * 460 / 640, "y": box["height"] * 100 / 480})
+    tap_photo(page, 460, 100)  # (the click waits for the page to stop scrolling to it)
     page.locator("#facepick [data-face='5']").tap()
     page.locator("#pending .btn.good").tap()  # "Play as marked"
     expect(page.locator("#pending")).to_be_hidden()
