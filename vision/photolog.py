@@ -112,13 +112,6 @@ class PhotoLog:
             self._count = len(self.manifest()["images"])
         return self._count
 
-    def add_checked(self, frame: np.ndarray, dice: Sequence[Any], roll: Sequence[int],
-                    event: str | None, name: str) -> Path | None:
-        """Keep a frame whose read `dice` the players answered with `roll` and `event`,
-        labelled by label_dice; None when the answer leaves a choice (or see add)."""
-        labels = label_dice(dice, roll, event)
-        return None if labels is None else self.add(frame, labels, name)
-
     def add(self, frame: np.ndarray, dice: list[dict[str, Any]], name: str) -> Path | None:
         """Keep `frame` (BGR) with its labelled dice as images/NAME.jpg; None when the
         folder already holds `limit` photos or that name. The manifest is replaced whole

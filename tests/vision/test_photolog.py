@@ -67,7 +67,7 @@ def test_log_writes_a_set_the_benchmark_and_training_read(tmp_path, samples):
     dice = [Die("soldier", lab["value"], (lab["bbox"][0] + lab["bbox"][2] / 2,
                                           lab["bbox"][1] + lab["bbox"][3] / 2),
                 tuple(int(v) for v in lab["bbox"]), 0.95) for lab in labels]
-    kept = log.add_checked(image, dice, [d.value for d in dice], None, "first")
+    kept = log.add(image, label_dice(dice, [d.value for d in dice], None), "first")
     assert kept == tmp_path / "dice-photos/images/first.jpg"
     assert cv2.imread(str(kept)).shape == image.shape
     manifest = json.loads((tmp_path / "dice-photos/manifest.json").read_text())
@@ -77,7 +77,7 @@ def test_log_writes_a_set_the_benchmark_and_training_read(tmp_path, samples):
     assert score(dice, entry["dice"]).correct == len(labels)  # the labels are the faces given
     assert log.add(image, entry["dice"], "first") is None  # a name is never written twice
     shifted = [d.value % 6 + 1 for d in dice]  # every die corrected: which is which?
-    assert log.add_checked(image, dice, shifted, None, "wrong") is None
+    assert label_dice(dice, shifted, None) is None
     with pytest.raises(ValueError, match="faces 1-6"):
         label_dice(dice, [7] * len(dice), None)
     assert log.add(image, entry["dice"], "second") is not None
