@@ -49,6 +49,16 @@ def _line(name: str, t) -> str:
             f"(CPU ms median {np.median(cpu):.1f} p95 {np.percentile(cpu, 95):.1f})")
 
 
+def _asked_line(t) -> str:
+    """What the phones are asked: dice read below the table's threshold, and for those read
+    wrong, how often the right face is among the choices offered for a tap."""
+    return (f"{'':<6}asked (read below 0.6) {t.asked} dice ({100 * t.asked / max(t.labelled, 1):.1f}%) "
+            f"in {t.asked_photos} of {t.images} photos, {t.asked - t.asked_wrong} of them read "
+            f"right; of the {t.asked_wrong} read wrong, "
+            f"{t.asked_wrong_offered} have the right face among the choices offered "
+            f"(mean {t.offered / max(t.asked, 1):.1f} choices a die)")
+
+
 def timed_read(frame: np.ndarray, labels: list[dict], profile=None):
     """The Tally of reading one frame (with `profile`, None: the default) against its
     labels, with the reading's wall-clock and CPU milliseconds."""
@@ -128,7 +138,9 @@ def main() -> int:
     for folder in sets:
         everything, val = run_set(folder, args.limit, args.verbose, profile)
         print(_line(folder.name, everything))
+        print(_asked_line(everything))
         print(_line(f"  validation photos of {folder.name}", val))
+        print(_asked_line(val))
     return 0
 
 

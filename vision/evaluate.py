@@ -15,6 +15,7 @@ import numpy as np
 from vision.types import Die
 
 GROW = 0.5  # label box grown by half its size (centred) for matching
+ASKED = 0.6  # the table asks the phones about a die read below this (interpret.MIN_CONFIDENCE)
 
 
 @dataclass
@@ -28,13 +29,19 @@ class Tally:
     wrong: int = 0
     wrong_confident: int = 0  # wrong face with confidence >= 0.9
     unsure: int = 0  # matched dice reported with confidence < 0.5
+    asked: int = 0  # matched dice read below ASKED: the table asks the phones about them
+    asked_wrong: int = 0  # ... of them read wrong
+    asked_wrong_offered: int = 0  # ... whose right face is among the die's choices
+    offered: int = 0  # choices offered for the asked dice, in all
+    asked_photos: int = 0  # photos with at least one asked die
     images: int = 0
     ms: list[float] = field(default_factory=list)
     cpu_ms: list[float] = field(default_factory=list)
 
     def add(self, other: Tally) -> None:
         for k in ("labelled", "correct", "missed", "false", "wrong", "wrong_confident",
-                  "unsure", "images"):
+                  "unsure", "asked", "asked_wrong", "asked_wrong_offered", "offered", "asked_photos",
+                  "images"):
             setattr(self, k, getattr(self, k) + getattr(other, k))
         self.ms.extend(other.ms)
         self.cpu_ms.extend(other.cpu_ms)
@@ -85,6 +92,13 @@ def score(dice: list[Die] | tuple[Die, ...], labels: list[dict]) -> Tally:
                 t.wrong_confident += 1
         if d.confidence < 0.5:
             t.unsure += 1
+        if d.confidence < ASKED:
+            t.asked += 1
+            t.offered += len(d.choices)
+            if not is_right(d, labels[li]["value"]):
+                t.asked_wrong += 1
+                t.asked_wrong_offered += labels[li]["value"] in d.choices
+    t.asked_photos = int(t.asked > 0)
     return t
 
 

@@ -27,6 +27,8 @@ CROP = 36
 CROP_SCALE = 1.25
 NO_PIPS = 6  # class index of a face without pips
 NOT_DIE = 7  # class index of "not a die"
+CHOICES = 3  # at most this many faces offered for a die the players are asked about
+CHOICE_SHARE = 0.02  # ... each at least this share of the pip faces' probability
 DISAGREE_CAP = 0.5  # confidence ceiling when the two views read different faces
 NEIGHBOUR_HALF = 0.4  # a neighbouring die is painted over in a square this many sides wide / 2
 
@@ -106,6 +108,20 @@ class FaceRead:
     @property
     def die_probability(self) -> float:
         return 1.0 - self.probs[NOT_DIE]
+
+    def choices(self, share: float = CHOICE_SHARE, most: int = CHOICES) -> tuple[int, ...]:
+        """The pip faces worth offering when the players are asked about this die: the
+        label first when it is a face, then the likeliest others, each holding at least
+        `share` of the pip faces' probability; at most `most`."""
+        p = np.asarray(self.probs[:6], np.float64)
+        total = float(p.sum())
+        if total <= 0:
+            return ()
+        order = [int(k) for k in np.argsort(-p, kind="stable") if p[k] >= share * total]
+        if isinstance(self.label, int) and self.label - 1 in order:
+            order.remove(self.label - 1)
+            order.insert(0, self.label - 1)
+        return tuple(k + 1 for k in order[:most])
 
 
 VIEWS: tuple[int | None, ...] = (None, cv2.ROTATE_90_CLOCKWISE)

@@ -293,7 +293,7 @@ def _soldier_or_event(raw: np.ndarray, read: FaceRead, center: tuple[float, floa
         return Die(EVENT, face, center, box, float(np.clip(conf, 0, 1)))
     if read.label == "nopips":  # no pips: the Event die, whose faces this profile cannot tell
         return Die(EVENT, None, center, box, 0.0)
-    return Die(SOLDIER, read.label, center, box, read.confidence)
+    return Die(SOLDIER, read.label, center, box, read.confidence, choices=read.choices())
 
 
 def touching_warnings(dice: list[Die], sides: list[float]) -> list[DiceWarning]:
@@ -376,7 +376,7 @@ def read_dice(frame: np.ndarray, *, profile: Any = None, models: str | Path | No
             continue
         die = _soldier_or_event(raw, read, center, box, profile)
         color, _ = die_color(raw, box, profile=profile)
-        dice.append(Die(die.kind, die.value, die.center, die.box, die.confidence, color))
+        dice.append(replace(die, color=color))
         sides.append(cand.side)
     warnings = touching_warnings(dice, sides) + unreadable_warnings(dice)
     warnings += list(frame_warnings(raw, [d.box for d in dice], profile=profile))

@@ -33,6 +33,9 @@ class Die:
     box: (x, y, w, h) pixel box, top-left origin.
     confidence: 0-1, calibrated probability that `value` is right (and that this is a die).
     color: the colour-set name from the profile (which player's dice), or None.
+    choices: the faces worth offering the players when they are asked about this die,
+        most probable first (`value` first when it is a face): the reader's runners-up.
+        Empty when it has none to offer. Not part of to_json (the `read --json` format).
     """
 
     kind: str
@@ -41,6 +44,7 @@ class Die:
     box: tuple[int, int, int, int]
     confidence: float
     color: str | None = None
+    choices: tuple[int | str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in (SOLDIER, EVENT):
@@ -54,6 +58,7 @@ class Die:
         object.__setattr__(self, "center", (float(self.center[0]), float(self.center[1])))
         object.__setattr__(self, "box", _box_tuple(self.box))
         object.__setattr__(self, "confidence", float(self.confidence))
+        object.__setattr__(self, "choices", tuple(self.choices))
 
     def to_json(self) -> dict[str, Any]:
         """The die as the JSON object of `dragon-farkle read --json`."""

@@ -153,6 +153,23 @@ class PhotoMarks:
             return None  # label_dice's order: soldiers, then the Event die
         return labels
 
+    def asked(self, below: float) -> list[dict[str, Any]]:
+        """The read dice the camera was not sure of (confidence below `below`, or no face),
+        for the phones to settle with one tap each: centre and box in 0-1 of the photo, the
+        face read, the faces to offer (the reader's choices, likeliest first) and the face
+        the players marked (None: not yet; "none": no die)."""
+        h, w = self.frame.shape[:2]
+        out = []
+        for i, d in enumerate(self.dice):
+            if d.value is not None and float(d.confidence) >= below:
+                continue
+            x, y, bw, bh = d.box
+            out.append({"x": round(d.center[0] / w, 4), "y": round(d.center[1] / h, 4),
+                        "box": [round(x / w, 4), round(y / h, 4), round(bw / w, 4), round(bh / h, 4)],
+                        "read": d.value, "confidence": round(float(d.confidence), 3),
+                        "choices": offered_faces(d), "marked": self.faces.get(i)})
+        return out
+
     def view(self) -> list[dict[str, Any]]:
         """The marks for the phones: face ("none": no die) and centre in 0-1 of the photo,
         missed dice first, then read dice given a face."""
@@ -163,6 +180,17 @@ class PhotoMarks:
                  "x": self.dice[i].center[0] / w, "y": self.dice[i].center[1] / h}
                 for i, f in sorted(self.faces.items())]
         return [m | {"x": round(m["x"], 4), "y": round(m["y"], 4)} for m in out]
+
+
+def offered_faces(die: Any) -> list[int | str]:
+    """The faces to offer for a die the camera was not sure of: the reader's choices (its
+    read face first); for the Event die, its three faces, the read one first."""
+    if die.kind == "event":
+        return sorted(EVENT_FACES, key=lambda f: f != die.value)
+    choices = list(getattr(die, "choices", ()) or ())
+    if not choices and die.value is not None:
+        choices = [die.value]
+    return choices
 
 
 def _die(face: int | str, center: tuple[float, float], box: Sequence[int]) -> Any:

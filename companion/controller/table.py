@@ -257,9 +257,9 @@ class Table:
             return self.state()
 
     def dispute(self, *, seen: str | None = None) -> dict[str, Any]:
-        """"Wrong read? Fix it": take back the roll the camera played and, where the table
-        keeps photos, ask about it again with its photo, for the players to mark what the
-        camera got wrong (a misread face, a speck taken for a die, a die it missed)."""
+        """"Wrong read? Fix it": take back the roll the camera played and ask about it again
+        with its photo, for the players to mark what the camera got wrong (a misread face,
+        a speck taken for a die, a die it missed)."""
         with self._lock:
             game = self._need_game()
             last = game.steps[-1] if game.steps else {}
@@ -267,7 +267,7 @@ class Table:
                 raise TableError("The last move was not a roll the camera read: use undo.")
             state = self.undo(seen=seen)
             taken_back, self._disputed = self._disputed, None
-            if taken_back is None:  # no photo kept: the keypad alone fixes it
+            if taken_back is None:  # the table restarted since: the keypad alone fixes it
                 return state
             self.pending = {"kind": "roll", "reason": (
                 "You took back the camera's read: tap on the photo what it got wrong, or "
@@ -377,7 +377,7 @@ class Table:
                     verdict = Verdict("ask", reason=str(err), proposal=verdict.proposal)
                 else:
                     rolls = [i for i, st in enumerate(verdict.steps) if "roll" in st]
-                    if rolls and self.photos is not None:
+                    if rolls:  # kept for "Wrong read? Fix it"
                         at = len(self.game.steps) - len(verdict.steps) + rolls[-1]
                         self._camera_roll = CameraRoll(self.game.id, at, frame.copy(), reading,
                                                        picture.copy())
@@ -389,15 +389,13 @@ class Table:
             return verdict
 
     def _show_photo(self, frame: np.ndarray, reading: Any, picture: np.ndarray) -> None:
-        """The open question's picture, and with a photo log its frame and a sharper
-        picture to mark dice on."""
+        """The open question's picture for the history, and its frame with a sharper picture
+        to mark dice on."""
         self._pending_evidence = encode_jpeg(picture)
         self._marks = None
-        self._pending_photo = None
         self._photo_seq += 1  # phones fetch the new photo once, not on every mark
-        if self.photos is not None:  # only a photo log needs the frame kept
-            self._pending_frame = (frame.copy(), reading)
-            self._pending_photo = encode_jpeg(picture, width=VIEW_WIDTH)
+        self._pending_frame = (frame.copy(), reading)
+        self._pending_photo = encode_jpeg(picture, width=VIEW_WIDTH)
 
     # ----- teaching the camera ---------------------------------------------------------------
     def set_teaching(self, on: Any) -> dict[str, Any]:
@@ -499,8 +497,8 @@ class Table:
             return self.state() | {"said": said}
 
     def _markable(self) -> bool:
-        """Marks are kept for the photo of a roll the camera asked about, when the table
-        keeps photos (they only decide what the photo log keeps)."""
+        """Marks are taken on the photo of a roll the camera asked about (or of one being
+        taught): they make up the roll to play, and what the photo log keeps."""
         return (self._pending_frame is not None and self.pending is not None
                 and self.pending.get("kind") in ("roll", "teach"))
 
@@ -517,9 +515,13 @@ class Table:
     def _build_state(self) -> dict[str, Any]:
         pending = self.pending
         if pending is not None and self._markable():
+            assert self._pending_frame is not None
+            frame, reading = self._pending_frame
             marks = self._marks
+            asked = (marks or PhotoMarks(frame, list(reading.dice))).asked(self.min_confidence)
             pending = pending | {"markable": True, "photo": self._photo_seq,
-                                 "marks": marks.view() if marks else [],
+                                 "photo_size": [int(frame.shape[1]), int(frame.shape[0])],
+                                 "marks": marks.view() if marks else [], "unsure": asked,
                                  "photo_roll": marks.roll() if marks and marks.marked() else None}
         base: dict[str, Any] = {"version": self.version, "boot": self.boot, "camera": self.camera,
                                 "pending": pending, "last_read": self.last_read,

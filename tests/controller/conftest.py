@@ -11,8 +11,9 @@ from companion.controller import GameStore, Table
 from vision.types import DiceWarning, Die, Reading
 
 
-def soldier(value: int | None, x: float = 100.0, conf: float = 0.95, color: str | None = None) -> Die:
-    return Die("soldier", value, (x, 100.0), (int(x) - 10, 90, 20, 20), conf, color)
+def soldier(value: int | None, x: float = 100.0, conf: float = 0.95, color: str | None = None,
+            choices: tuple[int, ...] = ()) -> Die:
+    return Die("soldier", value, (x, 100.0), (int(x) - 10, 90, 20, 20), conf, color, choices)
 
 
 def event(value: str | None, conf: float = 0.95) -> Die:

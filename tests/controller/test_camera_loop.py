@@ -356,16 +356,25 @@ def test_a_missed_event_die_marked_with_its_face_is_kept(table, fakes, loop_for,
     assert entry["dice"][-1]["kind"] == "event" and entry["dice"][-1]["value"] == "dragon"
 
 
-def test_marks_need_a_table_that_keeps_photos(table, fakes, loop_for):
-    from companion.controller.table import TableError
-
+def test_marks_without_a_photo_log_make_up_the_roll_and_keep_nothing(table, fakes, loop_for):
+    # A table that keeps no photos (camera.keep_photos = 0) still lets the players settle
+    # the camera's unsure dice on the photo; the roll they make up is what they play.
     table.apply_step({"action": "recruit"})
     reader = fakes.Reader()
-    reader.next.append(fakes.reading([1, 2, 2, 4, 4], "blank"))
+    read = fakes.reading([1, 2, 2, 4, 4], "blank")
+    unsure = fakes.soldier(3, 560.0, conf=0.4, choices=(3, 5, 2))
+    reader.next.append(type(read)(dice=(*read.dice, unsure), warnings=()))
     loop_for(table, ["settled"], reader).step()
-    assert "markable" not in table.state()["pending"]
-    with pytest.raises(TableError, match="no photo"):
-        table.mark_pending({"x": 0.5, "y": 0.5, "face": 5})
+    pending = table.state()["pending"]
+    assert pending["markable"] and pending["photo_size"] == [640, 480]
+    [asked] = pending["unsure"]
+    assert asked["read"] == 3 and asked["choices"] == [3, 5, 2] and asked["marked"] is None
+    assert asked["x"] == 0.875 and asked["box"] == [0.8594, 0.1875, 0.0312, 0.0417]
+    state = table.mark_pending({"x": asked["x"], "y": asked["y"], "face": 5})
+    assert state["pending"]["unsure"][0]["marked"] == 5  # still listed, now settled
+    assert state["pending"]["photo_roll"] == {"roll": [1, 2, 2, 4, 4, 5], "event": "blank"}
+    table.apply_step(state["pending"]["photo_roll"])
+    assert table.photos is None and table.state()["pending"] is None
 
 
 def test_teaching_the_camera_keeps_each_checked_roll_without_a_game(table, fakes, loop_for,
@@ -457,12 +466,26 @@ def test_a_disputed_read_is_asked_again_with_its_photo_to_mark(table, fakes, loo
     assert table.state()["history"][-1]["evidence"]  # the photo goes with the fixed roll
 
 
-def test_a_disputed_read_without_a_photo_log_is_a_plain_undo(table, fakes, loop_for):
+def test_a_disputed_read_without_a_photo_log_is_asked_again_too(table, fakes, loop_for):
     table.apply_step({"action": "recruit"})
     reader = fakes.Reader()
     reader.next.append(fakes.reading([1, 2, 2, 4, 4, 6], "blank"))
     loop_for(table, ["settled"], reader).step()
     before = table.position()
     state = table.dispute()
-    assert state["pending"] is None and table.position() != before
+    assert table.position() != before
+    assert state["history"][-1]["step"] == {"action": "recruit"}  # the roll taken back
+    assert state["pending"]["markable"] and state["pending"]["unsure"] == []  # all read surely
+    state = table.mark_pending({"x": 460 / 640, "y": 100 / 480, "face": 5})  # the 6 is a 5
+    assert state["pending"]["photo_roll"]["roll"] == [1, 2, 2, 4, 4, 5]
+
+
+def test_a_disputed_read_after_a_restart_is_a_plain_undo(table, fakes, loop_for):
+    table.apply_step({"action": "recruit"})
+    reader = fakes.Reader()
+    reader.next.append(fakes.reading([1, 2, 2, 4, 4, 6], "blank"))
+    loop_for(table, ["settled"], reader).step()
+    table._camera_roll = None  # what a restart leaves: the game, not the frame
+    state = table.dispute()
+    assert state["pending"] is None
     assert state["history"][-1]["step"] == {"action": "recruit"}  # the roll taken back

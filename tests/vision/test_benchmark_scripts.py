@@ -30,6 +30,9 @@ def test_benchmark_prints_a_line_per_set(script, lines):
     rows = [r for r in done.stdout.splitlines() if " correct " in r and "ms/frame median" in r]
     assert len(rows) == lines, done.stdout
     assert any(r.startswith("byler-2019-12-08") for r in rows)
+    if script == "vision_accuracy.py":  # what the phones are asked, after each line
+        asked = [r for r in done.stdout.splitlines() if "asked (read below 0.6)" in r]
+        assert len(asked) == lines and all(" choices a die)" in r for r in asked), done.stdout
 
 
 def test_wide_view_same_size_keeps_the_photo_size_and_shrinks_the_dice():

@@ -51,3 +51,23 @@ def test_close_up_enlarges_the_middle_and_its_labels():
     # A die the cut crosses is no label: the photo is left out; so is one with none inside.
     assert close_up(image, labels + [{"bbox": [45, 20, 10, 10], "value": 1}], 2.0) is None
     assert close_up(image, [{"bbox": [5, 5, 10, 10], "value": 1}], 2.0) is None
+
+
+def test_asked_dice_count_whether_the_right_face_is_offered():
+    labels = [{"value": 4, "bbox": [0, 0, 40, 40]}, {"value": 5, "bbox": [100, 0, 40, 40]},
+              {"value": 2, "bbox": [200, 0, 40, 40]}, {"value": 1, "bbox": [300, 0, 40, 40]}]
+    dice = [Die("soldier", 6, (20, 20), (0, 0, 40, 40), 0.5, choices=(6, 4)),  # offered
+            Die("soldier", 6, (120, 20), (100, 0, 40, 40), 0.55, choices=(6, 3)),  # not offered
+            Die("soldier", 2, (220, 20), (200, 0, 40, 40), 0.59, choices=(2, 5)),  # right, asked
+            Die("soldier", 1, (320, 20), (300, 0, 40, 40), 0.6)]  # sure enough: not asked
+    t = score(dice, labels)
+    assert (t.asked, t.asked_wrong, t.asked_wrong_offered, t.offered) == (3, 2, 1, 6)
+    assert t.asked_photos == 1
+    assert score(dice[3:], labels[3:]).asked_photos == 0
+
+
+def test_asked_is_the_tables_threshold():
+    from companion.controller.interpret import MIN_CONFIDENCE
+    from vision.evaluate import ASKED
+
+    assert ASKED == MIN_CONFIDENCE

@@ -53,3 +53,29 @@ def test_reader_input_paints_the_other_candidates():
     assert pips_view.min() < -0.49
     alone = FaceReader.blob(frame, centers[:1], sides[:1], CROP)  # nothing else was found
     assert alone[0].min() < -0.49
+
+
+def _read(label, probs):
+    from vision.faces import FaceRead
+
+    return FaceRead(label, max(probs), tuple(probs), True)
+
+
+def test_choices_offer_the_read_face_first_then_the_likeliest_others():
+    # faces 1-6, no pips, not a die: read 3, then 6 and 5 hold enough of the pip faces
+    read = _read(3, [0.0, 0.01, 0.5, 0.0, 0.12, 0.3, 0.05, 0.02])
+    assert read.choices() == (3, 6, 5)
+    assert read.choices(most=2) == (3, 6)
+    assert read.choices(share=0.2) == (3, 6)  # 5 holds 0.12 of 0.93: too little
+
+
+def test_choices_of_a_capped_read_keep_its_label_first():
+    # two views disagreed: the label is the averaged argmax, always offered first
+    read = _read(2, [0.0, 0.45, 0.44, 0.0, 0.0, 0.0, 0.0, 0.11])
+    assert read.choices() == (2, 3)
+
+
+def test_choices_of_a_face_without_pips_are_the_pip_faces_alone():
+    read = _read("nopips", [0.05, 0.0, 0.0, 0.0, 0.0, 0.0, 0.95, 0.0])
+    assert read.choices() == (1,)
+    assert _read("none", [0.0] * 7 + [1.0]).choices() == ()

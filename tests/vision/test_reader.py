@@ -59,6 +59,20 @@ def test_accuracy_floor_on_bundled_photos(tallies, name):
     assert t.wrong_confident == 0, t
 
 
+def test_every_soldier_die_offers_its_read_face_first(samples):
+    from vision.faces import CHOICES
+
+    offered = 0
+    for photos in samples.values():
+        for _, image, _ in photos:
+            for d in read_dice(image).dice:
+                if d.kind == "soldier":
+                    assert d.choices[0] == d.value and len(d.choices) <= CHOICES, d
+                    assert set(d.choices) <= {1, 2, 3, 4, 5, 6} and len(set(d.choices)) == len(d.choices)
+                    offered += len(d.choices) > 1
+    assert offered  # some dice of the bundled photos have runners-up
+
+
 def test_frame_is_not_modified(samples):
     image = samples["byler-2019-12-08"][0][1]
     before = image.copy()
