@@ -54,9 +54,9 @@ def _asked_line(t) -> str:
     wrong, how often the right face is among the choices offered for a tap."""
     return (f"{'':<6}asked (read below 0.6) {t.asked} dice ({100 * t.asked / max(t.labelled, 1):.1f}%) "
             f"in {t.asked_photos} of {t.images} photos, {t.asked - t.asked_wrong} of them read "
-            f"right; of the {t.asked_wrong} read wrong, "
-            f"{t.asked_wrong_offered} have the right face among the choices offered "
-            f"(mean {t.offered / max(t.asked, 1):.1f} choices a die)")
+            f"right; the right face among the choices offered for {t.asked_wrong_offered} "
+            f"of the {t.asked_wrong} read wrong (mean {t.offered / max(t.asked, 1):.1f} "
+            f"choices a die)")
 
 
 def timed_read(frame: np.ndarray, labels: list[dict], profile=None):

@@ -54,8 +54,10 @@ def _dice(n: int) -> str:
 
 def summarise(reading: Any, expect: Expectation, *, min_confidence: float) -> Seen:
     """Soldier faces, the Event face and every reason to doubt the read."""
-    # One sentence per kind of warning, however many dice it is about.
-    doubts = list(dict.fromkeys(str(getattr(w, "message", w)) for w in getattr(reading, "warnings", ())))
+    # One sentence per kind of warning, however many dice it is about; the reasons are
+    # joined with "; ", so a warning's full stop goes.
+    doubts = list(dict.fromkeys(str(getattr(w, "message", w)).rstrip(".")
+                                for w in getattr(reading, "warnings", ())))
     faces: list[int] = []
     events: list[str] = []
     unreadable = low = 0

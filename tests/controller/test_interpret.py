@@ -54,3 +54,13 @@ def test_dice_still_lying_from_the_last_roll_are_not_a_new_roll(fakes):
     assert interpret(fakes.reading([2, 4, 2, 4], "blank"), e).kind == "ignore"
     assert interpret(fakes.reading([2, 4, 2, 6], "blank"), e).kind == "apply"
     assert interpret(fakes.reading([2, 4, 2, 4], "dragon"), e).kind == "apply"
+
+
+def test_the_reasons_read_as_one_sentence(fakes):
+    from vision.types import DiceWarning
+
+    warn = DiceWarning("cocked", "A die could not be read surely: check its face.")
+    reading = fakes.reading([1, 2, 3, 4, 5], "blank", conf=0.5, warnings=(warn, warn))
+    verdict = interpret(reading, expect())
+    assert verdict.reason == ("A die could not be read surely: check its face; 5 dice read "
+                              "with low confidence; saw 5 soldier dice, expected 6")

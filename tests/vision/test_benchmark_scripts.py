@@ -32,7 +32,7 @@ def test_benchmark_prints_a_line_per_set(script, lines):
     assert any(r.startswith("byler-2019-12-08") for r in rows)
     if script == "vision_accuracy.py":  # what the phones are asked, after each line
         asked = [r for r in done.stdout.splitlines() if "asked (read below 0.6)" in r]
-        assert len(asked) == lines and all(" choices a die)" in r for r in asked), done.stdout
+        assert len(asked) == lines and all("choices a die)" in r for r in asked), done.stdout
 
 
 def test_wide_view_same_size_keeps_the_photo_size_and_shrinks_the_dice():

@@ -348,3 +348,60 @@ def test_a_wrong_read_taken_back_is_fixed_on_its_photo(live_server, phone, tmp_p
     assert table.state()["history"][-1]["step"] == {"roll": [1, 2, 2, 4, 4, 5], "event": "blank"}
     [entry] = table.photos.manifest()["images"]
     assert [d["value"] for d in entry["dice"]] == [1, 2, 2, 4, 4, 5, "blank"]
+
+
+def test_an_unsure_die_is_settled_with_one_tap_on_its_choices(live_server, phone):
+    # No photo log here: the choices still make up the roll played.
+    from playwright.sync_api import expect
+
+    from vision.types import Die
+
+    base, app = live_server
+    table = app.extensions["dragon_farkle"].table
+    assert table.photos is None
+    read_in_a_new_game(table, [1, 2, 2, 4, 4, 6],
+                       d5=Die("soldier", 6, (460, 100), (450, 90, 20, 20), 0.5, choices=(6, 5, 4)))
+    page = phone()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{base}/?code={PIN}")
+    row = page.locator("#unsure .unsure-die")
+    expect(row).to_have_count(1)
+    expect(page.locator("#unsure")).to_contain_text("Which face is this die?")
+    choices = row.locator("button.choice")
+    expect(choices).to_have_count(3)
+    assert [c.get_attribute("data-face") for c in choices.all()] == ["6", "5", "4"]
+    # the die cut from the photo: its background is the photo, moved to the die
+    style = row.locator(".cut").get_attribute("style")
+    assert "pending.jpg" in style and "background-position" in style
+    expect(page.locator("#pending .btn.good")).to_have_text("✓ That's right")
+    row.locator("button.choice[data-face='5']").tap()
+    expect(page.locator("#toast")).to_have_text("That die shows 5.")
+    expect(row.locator("button.choice.on")).to_have_attribute("data-face", "5")
+    expect(page.locator("#pending .mark.face")).to_have_text("5")
+    expect(page.locator("#pending .btn.good")).to_have_text("✓ Play as marked")
+    page.locator("#pending .btn.good").tap()
+    expect(page.locator("#pending")).to_be_hidden()
+    assert table.state()["history"][-1]["step"] == {"roll": [1, 2, 2, 4, 4, 5], "event": "blank"}
+    assert not errors, errors
+
+
+def test_other_opens_the_face_picker_on_the_unsure_die(live_server, phone):
+    from playwright.sync_api import expect
+
+    from vision.types import Die
+
+    base, app = live_server
+    table = app.extensions["dragon_farkle"].table
+    read_in_a_new_game(table, [1, 2, 2, 4, 4, 6],
+                       d5=Die("soldier", 6, (460, 100), (450, 90, 20, 20), 0.5, choices=(6, 5)))
+    page = phone()
+    page.goto(f"{base}/?code={PIN}")
+    page.locator("#unsure .unsure-die").get_by_text("Other…").tap()
+    expect(page.locator("#facepick")).to_be_visible()
+    expect(page.locator("#pending .mark.at")).to_have_count(1)  # the picker is on that die
+    page.locator("#facepick [data-face='none']").tap()
+    expect(page.locator("#pending .mark.not_die")).to_have_count(1)
+    expect(page.locator("#unsure .unsure-die")).to_contain_text("No die")
+    # five dice and the Event die where six are rolled: not playable as marked
+    expect(page.locator("#pending .btn.good")).to_be_disabled()

@@ -322,8 +322,12 @@ function photoToMark(p, st) {
     else pic.appendChild(spot(m.x, m.y, m.kind, [h("b", {text: typeof m.face === "number" ? String(m.face) : m.face.charAt(0).toUpperCase()})],
       (m.kind === "missed" ? "a die the camera missed, showing " : "a die showing ") + m.face));
   });
+  (p.unsure || []).forEach(function (u, k) {  /* the dice asked about below, numbered */
+    if (u.marked == null) pic.appendChild(spot(u.x, u.y, "ask", [h("b", {text: String(k + 1)})], "die " + (k + 1) + ": which face?"));
+  });
   if (markAt) pic.appendChild(spot(markAt.x, markAt.y, "at", null, "your tap"));
   var out = h("div", null, [pic]);
+  if (p.unsure && p.unsure.length) out.appendChild(unsureDice(p, src));
   if (joined) img.onclick = function (ev) {
     var r = img.getBoundingClientRect();
     markAt = {photo: p.photo, x: Math.min(1, Math.max(0, (ev.clientX - r.left) / r.width)), y: Math.min(1, Math.max(0, (ev.clientY - r.top) / r.height))};
@@ -348,6 +352,37 @@ function photoToMark(p, st) {
     text: "Teach the camera: tap a die it read wrong or missed and pick its face, or a box with no die in it." +
       (p.kind === "teach" ? "" : " The keypad then starts from the photo.")}));
   return out;
+}
+
+/* The dice the camera was not sure of, each cut from the photo with the faces it thinks
+   likeliest: one tap marks the right one ("Other…" opens the full face picker on it). */
+function unsureDice(p, src) {
+  var size = p.photo_size || [640, 480], W = size[0], H = size[1], T = 64;
+  var list = h("div", {"class": "unsure", id: "unsure"}, [h("span", {"class": "muted small",
+    text: p.unsure.length === 1 ? "Which face is this die?" : "Which faces are these dice?"})]);
+  p.unsure.forEach(function (u, k) {
+    var side = 1.6 * Math.max(u.box[2] * W, u.box[3] * H, 8), z = T / side;
+    var cut = h("span", {"class": "cut", role: "img", "aria-label": "die " + (k + 1) + " on the photo",
+      style: "background-image:url('" + src + "');background-size:" + (W * z) + "px " + (H * z) + "px;" +
+        "background-position:" + (-(u.x * W - side / 2) * z) + "px " + (-(u.y * H - side / 2) * z) + "px"});
+    var row = h("div", {"class": "unsure-die", "data-die": k}, [h("b", {"class": "num", text: String(k + 1)}), cut]);
+    var pick = function (face) {
+      return function () {
+        markAt = null;
+        post("/api/pending/mark", {x: u.x, y: u.y, face: face}).then(function (d) { if (d.said) toast(d.said, true); }, function () { renderPending(S); });
+      };
+    };
+    u.choices.forEach(function (f) {
+      row.appendChild(h("button", {type: "button", "class": "choice" + (u.marked === f ? " on" : ""), "data-face": f,
+        disabled: joined ? null : "disabled", "aria-pressed": u.marked === f ? "true" : "false",
+        "aria-label": "die " + (k + 1) + " shows " + f, onclick: pick(f)}, [die(f, true)]));
+    });
+    row.appendChild(h("button", {"class": "btn small ghost", type: "button", disabled: joined ? null : "disabled",
+      text: u.marked === "none" ? "No die" : u.marked != null && u.choices.indexOf(u.marked) < 0 ? "Marked " + u.marked : "Other…",
+      onclick: function () { markAt = {photo: p.photo, x: u.x, y: u.y}; renderPending(S); }}));
+    list.appendChild(row);
+  });
+  return list;
 }
 
 function stepButton(step, st) {
