@@ -158,17 +158,20 @@ class PhotoMarks:
         for the phones to settle with one tap each: centre and box in 0-1 of the photo, the
         face read, the faces to offer (the reader's choices, likeliest first) and the face
         the players marked (None: not yet; "none": no die)."""
+        return [self._where(d) | {"read": d.value, "confidence": round(float(d.confidence), 3),
+                                  "choices": offered_faces(d), "marked": self.faces.get(i)}
+                for i, d in enumerate(self.dice) if not _sure(d, below)]
+
+    def boxes(self, below: float) -> list[dict[str, Any]]:
+        """Every die the camera read, for the phones to draw on the photo: centre and box in
+        0-1 of the photo, the face read, and whether it was read surely (at least `below`)."""
+        return [self._where(d) | {"read": d.value, "sure": _sure(d, below)} for d in self.dice]
+
+    def _where(self, die: Any) -> dict[str, Any]:
         h, w = self.frame.shape[:2]
-        out = []
-        for i, d in enumerate(self.dice):
-            if d.value is not None and float(d.confidence) >= below:
-                continue
-            x, y, bw, bh = d.box
-            out.append({"x": round(d.center[0] / w, 4), "y": round(d.center[1] / h, 4),
-                        "box": [round(x / w, 4), round(y / h, 4), round(bw / w, 4), round(bh / h, 4)],
-                        "read": d.value, "confidence": round(float(d.confidence), 3),
-                        "choices": offered_faces(d), "marked": self.faces.get(i)})
-        return out
+        x, y, bw, bh = die.box
+        return {"x": round(die.center[0] / w, 4), "y": round(die.center[1] / h, 4),
+                "box": [round(x / w, 4), round(y / h, 4), round(bw / w, 4), round(bh / h, 4)]}
 
     def view(self) -> list[dict[str, Any]]:
         """The marks for the phones: face ("none": no die) and centre in 0-1 of the photo,
@@ -180,6 +183,10 @@ class PhotoMarks:
                  "x": self.dice[i].center[0] / w, "y": self.dice[i].center[1] / h}
                 for i, f in sorted(self.faces.items())]
         return [m | {"x": round(m["x"], 4), "y": round(m["y"], 4)} for m in out]
+
+
+def _sure(die: Any, below: float) -> bool:
+    return die.value is not None and float(die.confidence) >= below
 
 
 def offered_faces(die: Any) -> list[int | str]:

@@ -389,13 +389,14 @@ class Table:
             return verdict
 
     def _show_photo(self, frame: np.ndarray, reading: Any, picture: np.ndarray) -> None:
-        """The open question's picture for the history, and its frame with a sharper picture
-        to mark dice on."""
+        """The open question's picture for the history (the camera's read drawn on it), and
+        its frame, kept to mark dice on and shown sharper and clean: the phones draw the
+        read dice on it themselves (the state's pending.dice), so no label hides a die."""
         self._pending_evidence = encode_jpeg(picture)
         self._marks = None
         self._photo_seq += 1  # phones fetch the new photo once, not on every mark
         self._pending_frame = (frame.copy(), reading)
-        self._pending_photo = encode_jpeg(picture, width=VIEW_WIDTH)
+        self._pending_photo = encode_jpeg(frame, width=VIEW_WIDTH)
 
     # ----- teaching the camera ---------------------------------------------------------------
     def set_teaching(self, on: Any) -> dict[str, Any]:
@@ -514,15 +515,16 @@ class Table:
 
     def _build_state(self) -> dict[str, Any]:
         pending = self.pending
-        if pending is not None and self._markable():
-            assert self._pending_frame is not None
+        if pending is not None and self._pending_frame is not None:
             frame, reading = self._pending_frame
             marks = self._marks
-            asked = (marks or PhotoMarks(frame, list(reading.dice))).asked(self.min_confidence)
-            pending = pending | {"markable": True, "photo": self._photo_seq,
-                                 "photo_size": [int(frame.shape[1]), int(frame.shape[0])],
-                                 "marks": marks.view() if marks else [], "unsure": asked,
-                                 "photo_roll": marks.roll() if marks and marks.marked() else None}
+            read = marks or PhotoMarks(frame, list(reading.dice))
+            pending = pending | {"photo": self._photo_seq, "dice": read.boxes(self.min_confidence),
+                                 "photo_size": [int(frame.shape[1]), int(frame.shape[0])]}
+            if self._markable():
+                pending |= {"markable": True, "marks": marks.view() if marks else [],
+                            "unsure": read.asked(self.min_confidence),
+                            "photo_roll": marks.roll() if marks and marks.marked() else None}
         base: dict[str, Any] = {"version": self.version, "boot": self.boot, "camera": self.camera,
                                 "pending": pending, "last_read": self.last_read,
                                 "settings": dict(self.settings), "advice": None,

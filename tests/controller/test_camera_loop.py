@@ -367,6 +367,9 @@ def test_marks_without_a_photo_log_make_up_the_roll_and_keep_nothing(table, fake
     loop_for(table, ["settled"], reader).step()
     pending = table.state()["pending"]
     assert pending["markable"] and pending["photo_size"] == [640, 480]
+    assert [(d["read"], d["sure"]) for d in pending["dice"]] == [
+        (1, True), (2, True), (2, True), (4, True), (4, True), ("blank", True), (3, False)]
+    assert pending["dice"][-1]["box"] == [0.8594, 0.1875, 0.0312, 0.0417]
     [asked] = pending["unsure"]
     assert asked["read"] == 3 and asked["choices"] == [3, 5, 2] and asked["marked"] is None
     assert asked["x"] == 0.875 and asked["box"] == [0.8594, 0.1875, 0.0312, 0.0417]
@@ -489,3 +492,21 @@ def test_a_disputed_read_after_a_restart_is_a_plain_undo(table, fakes, loop_for)
     state = table.dispute()
     assert state["pending"] is None
     assert state["history"][-1]["step"] == {"action": "recruit"}  # the roll taken back
+
+
+def test_the_question_shows_the_clean_frame_and_the_history_the_drawn_read(table, fakes):
+    # The phones draw the read dice on the question's photo themselves (pending.dice), so
+    # no label hides a die; the history keeps the picture with the camera's read drawn.
+    import cv2
+    import numpy as np
+
+    table.apply_step({"action": "recruit"})
+    frame = np.full((480, 640, 3), 60, np.uint8)
+    drawn = np.full((480, 640, 3), 250, np.uint8)
+    table.handle_reading(fakes.reading([1, 2, 2, 4, 4], "blank"), frame, drawn)
+    shown = cv2.imdecode(np.frombuffer(table.pending_evidence(), np.uint8), cv2.IMREAD_COLOR)
+    assert shown.shape == (480, 640, 3) and abs(float(shown.mean()) - 60) < 3
+    table.apply_step({"roll": [1, 2, 2, 4, 4, 5], "event": "blank"})
+    seq = table.state()["history"][-1]["seq"]
+    kept = cv2.imdecode(np.frombuffer(table.evidence(seq), np.uint8), cv2.IMREAD_COLOR)
+    assert abs(float(kept.mean()) - 250) < 3

@@ -367,6 +367,11 @@ def test_an_unsure_die_is_settled_with_one_tap_on_its_choices(live_server, phone
     page.goto(f"{base}/?code={PIN}")
     row = page.locator("#unsure .unsure-die")
     expect(row).to_have_count(1)
+    # the read dice drawn on the clean photo: the unsure one dashed and numbered
+    expect(page.locator("#pending .readbox")).to_have_count(7)
+    expect(page.locator("#pending .readbox.unsure")).to_have_count(1)
+    expect(page.locator("#pending .readbox.unsure i")).to_have_text("1")
+    expect(page.locator("#pending .readbox.unsure b")).to_have_text("6")
     expect(page.locator("#unsure")).to_contain_text("Which face is this die?")
     choices = row.locator("button.choice")
     expect(choices).to_have_count(3)

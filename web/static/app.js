@@ -300,30 +300,36 @@ function faceRow(label, faces, id) {
   return row;
 }
 
-/* The camera's photo. Where the table keeps photos of checked rolls, a tap on it asks what
-   is there: a face for a box the camera read wrong or a die it missed, "no die" for a box
-   that is none, or taking a mark back. Every phone sees the marks; the roll keypad starts
-   from them ("Correct it"). */
+/* The camera's photo, clean, with the dice it read drawn on it (dashed and numbered: the
+   ones it is not sure of). A tap on it asks what is there: a face for a box the camera
+   read wrong or a die it missed, "no die" for a box that is none, or taking a mark back.
+   Every phone sees the marks; the roll keypad starts from them ("Correct it"). */
 var markAt = null;  /* {photo, x, y}: the tap waiting for its face */
 var shownPhoto = null;  /* the question's <img>, kept across renders: no reload, no flicker */
+function faceLabel(f) { return f == null ? "?" : typeof f === "number" ? String(f) : f.charAt(0).toUpperCase(); }
 function photoToMark(p, st) {
   var src = "/api/evidence/pending.jpg?v=" + (p.photo || st.version);
   if (!shownPhoto || shownPhoto.getAttribute("src") !== src) shownPhoto = h("img", {src: src, alt: "what the camera saw"});
   var img = shownPhoto;
   img.onclick = null;
-  if (!p.markable) return img;
+  if (!p.dice) return img;  /* an older table: its picture has the read drawn on it */
+  var pic = h("div", {"class": "markpic"}, [img]), asked = 0;
+  p.dice.forEach(function (d) {
+    var b = d.box, kids = [h("b", {text: faceLabel(d.read)})];
+    if (!d.sure && p.markable) kids.push(h("i", {text: String(++asked)}));
+    pic.appendChild(h("span", {"class": "readbox" + (d.sure ? "" : " unsure"), role: "img",
+      "aria-label": (d.sure ? "read as " : "not sure: read as ") + (d.read == null ? "unreadable" : d.read),
+      style: "left:" + (100 * b[0]) + "%;top:" + (100 * b[1]) + "%;width:" + (100 * b[2]) + "%;height:" + (100 * b[3]) + "%"}, kids));
+  });
+  if (!p.markable) return pic;
   if (markAt && markAt.photo !== p.photo) markAt = null;
-  var pic = h("div", {"class": "markpic"}, [img]);
   function spot(x, y, cls, kids, label) {
     return h("span", {"class": "mark " + cls, style: "left:" + (100 * x) + "%;top:" + (100 * y) + "%", role: "img", "aria-label": label}, kids);
   }
   (p.marks || []).forEach(function (m) {
     if (m.kind === "not_die") pic.appendChild(spot(m.x, m.y, "not_die", null, "crossed out: no die"));
-    else pic.appendChild(spot(m.x, m.y, m.kind, [h("b", {text: typeof m.face === "number" ? String(m.face) : m.face.charAt(0).toUpperCase()})],
+    else pic.appendChild(spot(m.x, m.y, m.kind, [h("b", {text: faceLabel(m.face)})],
       (m.kind === "missed" ? "a die the camera missed, showing " : "a die showing ") + m.face));
-  });
-  (p.unsure || []).forEach(function (u, k) {  /* the dice asked about below, numbered */
-    if (u.marked == null) pic.appendChild(spot(u.x, u.y, "ask", [h("b", {text: String(k + 1)})], "die " + (k + 1) + ": which face?"));
   });
   if (markAt) pic.appendChild(spot(markAt.x, markAt.y, "at", null, "your tap"));
   var out = h("div", null, [pic]);
