@@ -510,3 +510,18 @@ def test_the_question_shows_the_clean_frame_and_the_history_the_drawn_read(table
     seq = table.state()["history"][-1]["seq"]
     kept = cv2.imdecode(np.frombuffer(table.evidence(seq), np.uint8), cv2.IMREAD_COLOR)
     assert abs(float(kept.mean()) - 250) < 3
+
+
+def test_an_unread_event_die_offers_its_three_faces(table, fakes, loop_for):
+    table.apply_step({"action": "recruit"})
+    reader = fakes.Reader()
+    reader.next.append(fakes.reading([1, 2, 2, 4, 4, 6], None))
+    read = reader.next[-1]
+    unread = fakes.event(None, conf=0.0)  # a face without pips, no calibrated Event die
+    reader.next[-1] = type(read)(dice=(*read.dice, unread), warnings=())
+    loop_for(table, ["settled"], reader).step()
+    [asked] = table.state()["pending"]["unsure"]
+    assert asked["read"] is None and asked["choices"] == ["blank", "dragon", "rally"]
+    state = table.mark_pending({"x": asked["x"], "y": asked["y"], "face": "dragon"})
+    assert state["pending"]["photo_roll"] == {"roll": [1, 2, 2, 4, 4, 6], "event": "dragon"}
+    assert state["pending"]["unsure"][0]["marked"] == "dragon"
