@@ -65,10 +65,11 @@ TRIES = 5  # --marks: taps a player makes at most to mark one missed die
 
 def as_kept(folder: Path, entries: list[dict], base: Path, profile=None,
             tap_error: float | None = None, fix_faces: bool = False, seed: int = 0
-            ) -> tuple[list[dict], list[float]]:
-    """The entries a table's photo log would keep (see --as-kept), with its labels, and,
-    with `tap_error` (see --marks), how far each marked die's box centre lies from its
-    labelled centre, in die sides."""
+            ) -> tuple[list[dict], list[float], int]:
+    """The entries a table's photo log would keep (see --as-kept), with its labels; with
+    `tap_error` (see --marks), how far each marked die's box centre lies from its
+    labelled centre, in die sides; and how many of the kept labels are wrong (a face
+    other than the set's label, or a box on no labelled die)."""
     import numpy as np
 
     from companion.controller.marks import MarkError, PhotoMarks
@@ -79,7 +80,7 @@ def as_kept(folder: Path, entries: list[dict], base: Path, profile=None,
         return mark_box(frame, point, dice, taken=taken, profile=profile, models=base)
 
     rng = np.random.default_rng(seed)
-    kept, gaps = [], []
+    kept, gaps, wrong = [], [], 0
     for e in entries:
         frame = cv2.imread(str(folder / e["file"]))
         reading = read_dice(frame, models=base, profile=profile)
@@ -95,7 +96,21 @@ def as_kept(folder: Path, entries: list[dict], base: Path, profile=None,
         labels = marks.labels(truth, None)
         if labels is not None:
             kept.append({**e, "dice": labels})
-    return kept, gaps
+            wrong += wrong_labels(labels, e["dice"])
+    return kept, gaps, wrong
+
+
+def wrong_labels(kept: list[dict], truth: list[dict]) -> int:
+    """Labels the photo log keeps that the set's labels contradict: matched by box centre
+    (vision.evaluate.match), a different face, or a box on no labelled die."""
+    from vision.evaluate import match
+    from vision.types import Die
+
+    dice = [Die("soldier", None, (x + w / 2, y + h / 2), (x, y, w, h), 1.0)
+            for x, y, w, h in (lab["bbox"] for lab in kept)]
+    pairs = {di: li for li, di in match(dice, truth)}
+    return sum(i not in pairs or truth[pairs[i]]["value"] != lab["value"]
+               for i, lab in enumerate(kept))
 
 
 def _mark(marks, labels: list[dict], tap_error: float, fix_faces: bool, rng) -> list[float]:
@@ -183,9 +198,9 @@ def main() -> int:
     if args.marks is not None and not args.as_kept:
         ap.error("--marks goes with --as-kept")
     if args.as_kept:
-        kept, gaps = as_kept(folder, train, base, profile, args.marks, args.fix_faces)
+        kept, gaps, wrong = as_kept(folder, train, base, profile, args.marks, args.fix_faces)
         print(f"the photo log would keep {len(kept)} of the {len(train)} training photos "
-              f"({sum(len(e['dice']) for e in kept)} dice)")
+              f"({sum(len(e['dice']) for e in kept)} dice, {wrong} of them labelled wrong)")
         if gaps:
             import numpy as np
 

@@ -44,8 +44,10 @@ def label_dice(dice: Sequence[Any], roll: Sequence[int], event: str | None
     As few read faces change as the answer allows: a die keeps its read face when the
     roll has it, first the surely read dice (SURE, wrong at most 0.1% of the time), then
     the others while the roll has that face for all of them. The dice left over take the
-    faces left over if those are all alike. (Two misreads that swap faces, a 2 read 4 and
-    a 4 read 2, cannot be seen and are labelled as read.)"""
+    faces left over if those are all alike, and if that face is among each one's choices
+    (`Die.choices`, the faces the reader found likely: a face it did not is more often a
+    swap with another misread die than this die's). (Two misreads that swap faces, a 2
+    read 4 and a 4 read 2, cannot be seen and are labelled as read.)"""
     soldiers = [d for d in dice if d.kind != "event"]
     events = [d for d in dice if d.kind == "event"]
     if len(soldiers) != len(roll) or len(events) != (event is not None):
@@ -66,6 +68,8 @@ def label_dice(dice: Sequence[Any], roll: Sequence[int], event: str | None
     rest = [i for i in range(len(soldiers)) if i not in value]
     faces = sorted(left.elements())
     if rest and len(set(faces)) != 1:
+        return None
+    if any(faces[0] not in (getattr(soldiers[i], "choices", ()) or (faces[0],)) for i in rest):
         return None
     for i in rest:
         value[i] = faces[0]

@@ -61,6 +61,21 @@ def test_two_corrections_to_the_same_face_are_certain():
     assert _values(label_dice(dice, [6, 6, 1], None)) == [6, 6, 1]
 
 
+def test_a_correction_the_reader_found_unlikely_keeps_no_photo():
+    # Measured on byler with weights that never saw its dice (vision_adapt --as-kept): a 5
+    # read 3 unsurely, beside a 6 read 5 fairly surely. The roll lacks a 3, so the unsure
+    # die would take the 6, a face it never considered: a swap, so no photo.
+    def die(i, value, conf, choices):
+        return Die("soldier", value, (50.0 + 60 * i, 50.0), (30 + 60 * i, 30, 40, 40), conf,
+                   choices=choices)
+
+    swapped = [die(0, 3, 0.5, (3, 2, 1)), die(1, 5, 0.85, (5, 6)), die(2, 2, 1.0, (2,))]
+    assert label_dice(swapped, [2, 5, 6], None) is None
+    # the same correction, when the reader offered it: kept
+    offered = [die(0, 3, 0.5, (3, 6, 1)), die(1, 5, 0.85, (5, 6)), die(2, 2, 1.0, (2,))]
+    assert _values(label_dice(offered, [2, 5, 6], None)) == [6, 5, 2]
+
+
 def test_log_writes_a_set_the_benchmark_and_training_read(tmp_path, samples):
     _, image, labels = samples["byler-2019-12-08"][0]
     log = PhotoLog(tmp_path / "dice-photos", limit=2)
