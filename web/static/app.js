@@ -312,7 +312,7 @@ function photoToMark(p, st) {
   if (!shownPhoto || shownPhoto.getAttribute("src") !== src) shownPhoto = h("img", {src: src, alt: "what the camera saw"});
   var img = shownPhoto;
   img.onclick = null;
-  if (!p.dice) return img;  /* an older table: its picture has the read drawn on it */
+  if (!p.dice) return img;  /* no frame kept with this question: the picture as it is */
   var pic = h("div", {"class": "markpic"}, [img]), asked = 0;
   p.dice.forEach(function (d) {
     var b = d.box, kids = [h("b", {text: faceLabel(d.read)})];
