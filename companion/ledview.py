@@ -116,11 +116,13 @@ def scene_from_snapshot(
     now: float,
     settable: Sequence[float] = (),
     hint: float | None = None,
+    asked: Sequence[float] = (),
 ) -> Scene:
     """The LED scene for a rules `snapshot()`; `step` is the step just applied, `events` its events.
 
-    settable / hint: positions (0..1 along the tray edge) of dice that may be set aside
-    and of the advisor's hint, from the camera reading and the calibration profile.
+    settable / hint / asked: positions (0..1 along the tray edge) of dice that may be set
+    aside, of the advisor's hint, and of the dice the camera asks the phones about, from
+    the camera reading and the calibration profile.
     """
     names = player_names(snapshot)
     armies = snapshot.get("army", {})
@@ -138,6 +140,7 @@ def scene_from_snapshot(
         settable=tuple(settable),
         winner=_seat(names, snapshot.get("winner")),
         hint=hint,
+        asked=tuple(asked),
     )
 
 

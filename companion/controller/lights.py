@@ -29,19 +29,39 @@ def die_positions(
     width = read.get("width")
     if state.get("phase") != "set_aside" or not width:
         return []
+    along = _edge(leds, tray)
+    return [(die.get("value"), along(die["center"], width)) for die in read.get("dice", ())
+            if die.get("kind") == "soldier" and die.get("center")]
+
+
+def asked_positions(
+    state: dict[str, Any], *, leds: Sequence[Any] = (), tray: Any = None
+) -> tuple[float, ...]:
+    """Where along the tray edge (0..1) the dice lie that the camera asks the phones about
+    and the players have not marked yet (the state's pending.unsure)."""
+    pending = state.get("pending") or {}
+    size = pending.get("photo_size")
+    if not size:
+        return ()
+    along = _edge(leds, tray)
+    return tuple(sorted(along((u["x"] * size[0], u["y"] * size[1]), size[0])
+                        for u in pending.get("unsure") or () if u.get("marked") is None))
+
+
+def _edge(leds: Sequence[Any], tray: Any) -> Callable[[Sequence[float], float], float]:
+    """A point of the frame (x, y) -> its place along the tray edge (0..1): the nearest
+    calibrated tray LED's place, or without them the point's horizontal place in the
+    frame (`width` px wide)."""
     order = list(tray.indices()) if tray is not None else []
     points = [p for p in leds if p.index in order]
-    out = []
-    for die in read.get("dice", ()):
-        center = die.get("center")
-        if die.get("kind") != "soldier" or not center:
-            continue
+
+    def along(center: Sequence[float], width: float) -> float:
         if points and len(order) > 1:
             near = min(points, key=lambda p: math.dist((p.x, p.y), center))
-            out.append((die.get("value"), order.index(near.index) / (len(order) - 1)))
-        else:
-            out.append((die.get("value"), max(0.0, min(1.0, float(center[0]) / float(width)))))
-    return out
+            return order.index(near.index) / (len(order) - 1)
+        return max(0.0, min(1.0, float(center[0]) / float(width)))
+
+    return along
 
 
 def settable_positions(
@@ -116,6 +136,7 @@ class TableLights:
             state, colors=colors, events=events, step=step, now=started,
             settable=settable_positions(state, leds=self.leds, tray=tray),
             hint=hint_position(state, leds=self.leds, tray=tray) if self.hint else None,
+            asked=asked_positions(state, leds=self.leds, tray=tray),
         )
 
     def start(self) -> None:

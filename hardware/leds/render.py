@@ -16,6 +16,7 @@ OFF: RGB = (0, 0, 0)
 RED: RGB = (255, 0, 0)
 GOLD: RGB = (255, 180, 0)
 WHITE: RGB = (255, 255, 255)
+ASK: RGB = (40, 150, 255)  # sky blue, as the phone page marks the dice it asks about
 DRAGON_WHOLE: RGB = (0, 90, 20)
 DRAGON_HURT: RGB = (255, 0, 0)
 UNLIT = 0.06  # the unfilled part of an army bar, so each segment's extent stays visible
@@ -104,6 +105,9 @@ def _draw_tray(pixels: list[RGB], scene: Scene, seg: Segment, now: float) -> Non
     if scene.hint is not None:
         level = 0.4 + 0.6 * (0.5 + 0.5 * math.sin(_TAU * now * 2.0))
         pixels[lit[_tray_index(scene.hint, seg.length)]] = _scale(WHITE, level)
+    on = (now * 1.5) % 1.0 < 0.6  # a blink, 1.5 a second: the die to check on the phone
+    for pos in scene.asked:
+        pixels[lit[_tray_index(pos, seg.length)]] = ASK if on else OFF
 
 
 def _tray_index(pos: float, length: int) -> int:

@@ -34,11 +34,14 @@ class Scene:
     settable: Sequence[float] = ()
     winner: int | None = None
     hint: float | None = None
+    asked: Sequence[float] = ()  # dice the camera asks the phones about: their LEDs blink
+
 
     def __post_init__(self) -> None:
         players = tuple((str(n), _rgb(c), int(a)) for n, c, a in self.players)
         object.__setattr__(self, "players", players)
         object.__setattr__(self, "settable", tuple(float(p) for p in self.settable))
+        object.__setattr__(self, "asked", tuple(float(p) for p in self.asked))
         if self.flash is not None and self.flash not in FLASHES:
             raise ValueError(f"unknown flash {self.flash!r}; known: {', '.join(FLASHES)}")
         for name, index in (("current", self.current), ("winner", self.winner)):

@@ -127,3 +127,40 @@ def test_hint_position_needs_the_recommended_dice_in_the_reading():
     state["advice"]["hint"]["dice"] = [1, 1, 1]
     assert hint_position(state) is None  # the camera does not see three 1s
     assert hint_position(state | {"advice": None}) is None
+
+
+def test_a_die_the_camera_asks_about_blinks_until_it_is_marked(tmp_path, fakes):
+    from companion.controller.lights import asked_positions
+    from hardware.leds.render import ASK
+
+    table = new_table(tmp_path, "asked")
+    rig = Rig(table)
+    table.apply_step({"action": "recruit"})
+    read = fakes.reading([1, 2, 2, 4, 4], "blank")  # dice at x = 60, 140, ... 380 of 640
+    unsure = fakes.soldier(3, 460.0, conf=0.4, choices=(3, 5))
+    verdict = table.handle_reading(type(read)(dice=(*read.dice, unsure), warnings=()),
+                                   np.zeros((480, 640, 3), np.uint8))
+    assert verdict.kind == "ask"
+    assert rig.driver.scene.asked == pytest.approx((460 / 640,), abs=1e-3)
+    assert rig.driver.scene.asked == asked_positions(table.state())
+    led = LAYOUT.tray.start + round(460 / 640 * (LAYOUT.tray.length - 1))
+    blink = {frame[led] for frame in rig.frames(1.0)}
+    assert blink == {ASK, (0, 0, 0)}
+    table.mark_pending({"x": 460 / 640, "y": 100 / 480, "face": 5})  # the players settle it
+    assert rig.driver.scene.asked == ()
+    table.apply_step({"roll": [1, 2, 2, 4, 4, 5], "event": "blank"})
+    assert rig.driver.scene.asked == ()
+
+
+def test_asked_positions_follow_the_calibrated_tray_leds():
+    from types import SimpleNamespace
+
+    from companion.controller.lights import asked_positions
+
+    state = {"pending": {"photo_size": [640, 480], "unsure": [
+        {"x": 0.1, "y": 0.9, "marked": None}, {"x": 0.9, "y": 0.1, "marked": 4}]}}
+    leds = [SimpleNamespace(index=i, x=x, y=480.0) for i, x in ((40, 600.0), (59, 40.0))]
+    # the strip runs right to left under the tray: the die at the left is near LED 59
+    assert asked_positions(state, leds=leds, tray=LAYOUT.tray) == (1.0,)
+    assert asked_positions(state) == pytest.approx((0.1,))  # no calibration: x in the frame
+    assert asked_positions({"pending": None}) == ()

@@ -67,6 +67,15 @@ def test_tray_lights_next_to_settable_dice_and_hint():
     assert px[34] == (255, 255, 255)
 
 
+def test_dice_the_camera_asks_about_blink_sky_blue_in_the_tray():
+    from hardware.leds.render import ASK
+
+    on = render_scene(scene(asked=[0.5], settable=[0.0]), 0.1, LAYOUT)
+    off = render_scene(scene(asked=[0.5], settable=[0.0]), 0.5, LAYOUT)  # 1.5 blinks a second
+    assert on[34] == ASK and off[34] == (0, 0, 0)
+    assert on[30] == off[30] == RED_P  # the settable die stays lit
+
+
 def test_reversed_segment_runs_the_other_way():
     layout = LedLayout(count=10, tray=Segment(0, 10, reverse=True))
     px = render_scene(scene(settable=[0.0]), PEAK, layout)
