@@ -2,7 +2,7 @@
 
 Each die gets its box and a label (face, colour, confidence); the Event die is drawn
 in magenta, soldier dice in green, and a die read with low confidence in orange with a
-"?" so players check it. Warnings are written along the top. The input is never changed.
+"?" and its other likely faces ("3/6?") so players check it. Warnings are written along the top. The input is never changed.
 """
 from __future__ import annotations
 
@@ -31,9 +31,12 @@ def draw_reading(frame: np.ndarray, reading: Reading) -> np.ndarray:
 
 
 def label(die: Die) -> str:
-    """Short text for a die: face (or ?), colour, confidence."""
+    """Short text for a die: face (or ?), colour, confidence; a die read unsurely shows its
+    choices, likeliest first ("3/6?": a 3, or else a 6)."""
     face = "?" if die.value is None else str(die.value)
     unsure = "?" if die.value is not None and die.confidence < LOW_CONFIDENCE else ""
+    if unsure and len(die.choices) > 1:
+        face = "/".join(map(str, die.choices))
     colour = f" {die.color}" if die.color else ""
     return f"{face}{unsure}{colour} {die.confidence:.2f}"
 

@@ -26,3 +26,5 @@ def test_grey_frames_and_labels() -> None:
     assert out.shape == (50, 50, 3)
     assert label(Die("soldier", 3, (0, 0), (0, 0, 5, 5), 0.3, "blue")) == "3? blue 0.30"
     assert label(Die("soldier", None, (0, 0), (0, 0, 5, 5), 0.0)) == "? 0.00"
+    assert label(Die("soldier", 3, (0, 0), (0, 0, 5, 5), 0.5, None, (3, 6, 5))) == "3/6/5? 0.50"
+    assert label(Die("soldier", 3, (0, 0), (0, 0, 5, 5), 0.95, None, (3, 6))) == "3 0.95"  # sure
