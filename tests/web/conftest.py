@@ -81,6 +81,52 @@ def browser():
         b.close()
 
 
+WEBKIT_DRIVER = "/usr/bin/WebKitWebDriver"  # Debian's webkit2gtk-driver
+XVFB = "/usr/bin/Xvfb"
+
+
+@pytest.fixture(scope="module")
+def webkit():
+    """WebKit (WebKitGTK, the engine family of Safari and every iPhone browser) through
+    Selenium, on a virtual screen; skipped without it unless REQUIRE_BROWSER=1. Yields
+    a function making phone-sized windows (390 CSS px wide); each is closed afterwards."""
+    import subprocess
+
+    missing = [p for p in (WEBKIT_DRIVER, XVFB) if not os.path.exists(p)]
+    if missing:
+        if os.environ.get("REQUIRE_BROWSER") == "1":
+            pytest.fail(f"REQUIRE_BROWSER=1 but {', '.join(missing)} missing "
+                        "(apt-get install webkit2gtk-driver xvfb)")
+        pytest.skip(f"{', '.join(missing)} not installed")
+    from selenium import webdriver
+    from selenium.webdriver.webkitgtk.options import Options
+    from selenium.webdriver.webkitgtk.service import Service
+
+    read, write = os.pipe()  # Xvfb picks a free display and writes its number here
+    screen = subprocess.Popen([XVFB, "-displayfd", str(write), "-screen", "0", "1280x1024x24",
+                               "-nolisten", "tcp"], pass_fds=(write,),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write)
+    with os.fdopen(read) as f:
+        display = ":" + f.readline().strip()
+    drivers = []
+
+    def make():
+        service = Service(executable_path=WEBKIT_DRIVER, env={**os.environ, "DISPLAY": display})
+        driver = webdriver.WebKitGTK(options=Options(), service=service)
+        driver.set_window_size(390, 844)
+        drivers.append(driver)
+        return driver
+
+    try:
+        yield make
+    finally:
+        for driver in drivers:
+            driver.quit()
+        screen.terminate()
+        screen.wait(timeout=10)
+
+
 @pytest.fixture
 def phone(browser):
     """Makes phone-sized browser contexts (390x844 CSS px, touch); all closed afterwards."""

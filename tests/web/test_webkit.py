@@ -1,0 +1,93 @@
+"""The phone page in WebKit, the engine of Safari and of every browser on an iPhone:
+joining, a typed roll, the live update from the table, and the camera's question
+answered with one tap. (WebKitGTK on a virtual screen, not Safari itself: the same
+engine, another port.)"""
+from __future__ import annotations
+
+import pytest
+from selenium.common.exceptions import (
+    ElementClickInterceptedException,
+    StaleElementReferenceException,
+)
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from tests.web.conftest import PIN
+
+# Selenium's own WebKitGTK driver set-up still uses an API it deprecates.
+pytestmark = pytest.mark.filterwarnings("ignore:setting remote_server_addr:DeprecationWarning")
+
+
+def until(driver, check, seconds: float = 10):
+    """Wait for `check(driver)` to be true (or a value), failing after `seconds`; the page
+    re-renders on every live update, so an element found may be gone a moment later, and
+    a toast can lie over a button for a moment."""
+    return WebDriverWait(driver, seconds, poll_frequency=0.1, ignored_exceptions=(
+        StaleElementReferenceException, ElementClickInterceptedException)).until(check)
+
+
+def text_of(driver, css: str) -> str:
+    return driver.execute_script(
+        "var e = document.querySelector(arguments[0]); return e ? e.textContent : '';", css)
+
+
+def tap(driver, css: str) -> None:
+    """Click the element once it is there and enabled (found afresh if a render replaced it)."""
+    def click(d):
+        found = d.find_elements(By.CSS_SELECTOR, css)
+        if not found or not found[0].is_enabled():
+            return False
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'});", found[0])
+        found[0].click()
+        return True
+
+    until(driver, click)
+
+
+def test_a_roll_typed_on_an_iphone_engine_reaches_the_table(live_server, webkit):
+    base, app = live_server
+    table = app.extensions["dragon_farkle"].table
+    table.new_game({"players": ["Ann", "Bob"]})
+    page = webkit()
+    page.get(f"{base}/?code={PIN}")
+    page.execute_script("window.__errors = []; window.addEventListener('error', "
+                        "function (e) { window.__errors.push(String(e.message)); });")
+    until(page, lambda d: "Playing" in text_of(d, "#who"))
+    until(page, lambda d: "Ann chooses" in text_of(d, "#turn .prompt"))
+    tap(page, "#controls button[data-step='{\"action\":\"recruit\"}']")
+    until(page, lambda d: "Ann rolls 6" in text_of(d, "#turn .prompt"))
+    for face in (1, 2, 2, 3, 4, 6):
+        tap(page, f"#entry [data-face='{face}']")
+    tap(page, "#entry label[data-event='blank']")
+    tap(page, "#enter-roll")
+    until(page, lambda d: table.state()["history"][-1]["step"] == {
+        "roll": [1, 2, 2, 3, 4, 6], "event": "blank"})
+    # a change made at the table (another phone, a button) arrives by the live stream
+    table.apply_step({"set_aside": [1]})
+    until(page, lambda d: d.find_elements(
+        By.CSS_SELECTOR, "#controls button[data-step='{\"action\":\"stop\"}']"))
+    assert page.execute_script("return window.__errors || []") == []
+
+
+def test_the_cameras_unsure_die_is_settled_with_one_tap_on_an_iphone_engine(live_server, webkit):
+    from tests.web.test_browser import read_in_a_new_game
+    from vision.types import Die
+
+    base, app = live_server
+    table = app.extensions["dragon_farkle"].table
+    read_in_a_new_game(table, [1, 2, 2, 4, 4, 6],
+                       d5=Die("soldier", 6, (460, 100), (450, 90, 20, 20), 0.5, choices=(6, 5, 4)))
+    page = webkit()
+    page.get(f"{base}/?code={PIN}")
+    until(page, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#pending .readbox")) == 7)
+    assert len(page.find_elements(By.CSS_SELECTOR, "#unsure button.choice")) == 3
+    cut = page.find_element(By.CSS_SELECTOR, "#unsure .cut")
+    assert "pending.jpg" in cut.get_attribute("style")
+    until(page, lambda d: d.execute_script(  # the photo itself loaded and laid out
+        "var i = document.querySelector('#pending .markpic img');"
+        "return i && i.naturalWidth === 640 && i.getBoundingClientRect().width > 200;"))
+    tap(page, "#unsure button.choice[data-face='5']")
+    until(page, lambda d: "Play as marked" in text_of(d, "#pending .btn.good"))
+    tap(page, "#pending .btn.good")
+    until(page, lambda d: table.state()["history"][-1]["step"] == {
+        "roll": [1, 2, 2, 4, 4, 5], "event": "blank"})
