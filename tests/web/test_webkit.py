@@ -91,3 +91,28 @@ def test_the_cameras_unsure_die_is_settled_with_one_tap_on_an_iphone_engine(live
     tap(page, "#pending .btn.good")
     until(page, lambda d: table.state()["history"][-1]["step"] == {
         "roll": [1, 2, 2, 4, 4, 5], "event": "blank"})
+
+
+def test_a_missed_die_is_marked_by_a_tap_on_the_photo_on_an_iphone_engine(live_server, webkit):
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    from tests.web.test_browser import read_in_a_new_game
+
+    base, app = live_server
+    table = app.extensions["dragon_farkle"].table
+    read_in_a_new_game(table, [1, 2, 2, 4, 4])  # the sixth die, at (460, 100), missed
+    page = webkit()
+    page.get(f"{base}/?code={PIN}")
+    until(page, lambda d: d.execute_script(
+        "var i = document.querySelector('#pending .markpic img');"
+        "return i && i.naturalWidth === 640 && i.getBoundingClientRect().width > 200;"))
+    photo = page.find_element(By.CSS_SELECTOR, "#pending .markpic img")
+    page.execute_script("arguments[0].scrollIntoView({block: 'center'});", photo)
+    width, height = photo.size["width"], photo.size["height"]
+    ActionChains(page).move_to_element_with_offset(  # offsets from the photo's centre
+        photo, round(width * (460 / 640 - 0.5)), round(height * (100 / 480 - 0.5))).click().perform()
+    tap(page, "#facepick [data-face='5']")
+    until(page, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#pending .mark.missed")) == 1)
+    marks = table.state()["pending"]["marks"]
+    assert marks[0]["face"] == 5 and abs(marks[0]["x"] - 460 / 640) < 0.02
+    until(page, lambda d: "Play as marked" in text_of(d, "#pending .btn.good"))
