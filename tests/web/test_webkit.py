@@ -1,6 +1,6 @@
 """The phone page in WebKit, the engine of Safari and of every browser on an iPhone:
-joining, a typed roll, the live update from the table, and the camera's question
-answered with one tap. (WebKitGTK on a virtual screen, not Safari itself: the same
+joining, a typed roll, the live update from the table, the camera's question answered
+with one tap or marked on its photo, and the tray framed by tapping its corners. (WebKitGTK on a virtual screen, not Safari itself: the same
 engine, another port.)"""
 from __future__ import annotations
 
@@ -116,3 +116,32 @@ def test_a_missed_die_is_marked_by_a_tap_on_the_photo_on_an_iphone_engine(live_s
     marks = table.state()["pending"]["marks"]
     assert marks[0]["face"] == 5 and abs(marks[0]["x"] - 460 / 640) < 0.02
     until(page, lambda d: "Play as marked" in text_of(d, "#pending .btn.good"))
+
+
+def test_the_tray_is_framed_by_tapping_its_corners_on_an_iphone_engine(live_server, webkit):
+    import numpy as np
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    base, app = live_server
+    parts = app.extensions["dragon_farkle"]
+    parts.table.new_game({"players": ["Ann", "Bob"]})
+    parts.table.live.show(np.zeros((480, 640, 3), np.uint8))
+    page = webkit()
+    page.get(f"{base}/?code={PIN}")
+    until(page, lambda d: "Playing" in text_of(d, "#who"))
+    tap(page, "nav button[data-tab=table]")
+    until(page, lambda d: d.execute_script(
+        "var i = document.getElementById('calib-img');"
+        "return i && i.naturalWidth > 0 && i.getBoundingClientRect().width > 100;"))
+    img = page.find_element(By.ID, "calib-img")
+    page.execute_script("arguments[0].scrollIntoView({block: 'center'});", img)
+    width, height = img.size["width"], img.size["height"]
+    corners = [(0.25, 0.2), (0.75, 0.2), (0.75, 0.8), (0.25, 0.8)]
+    for fx, fy in corners:
+        ActionChains(page).move_to_element_with_offset(
+            img, round(width * (fx - 0.5)), round(height * (fy - 0.5))).click().perform()
+    until(page, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#calib svg circle")) == 4)
+    tap(page, "#calib button.primary")
+    until(page, lambda d: "tray framed" in text_of(d, "#calib .card-head"))
+    for (x, y), (fx, fy) in zip(parts.calibration.profile.tray, corners):
+        assert abs(x - fx * 640) < 6 and abs(y - fy * 480) < 6
