@@ -1,7 +1,7 @@
 """The phone page in WebKit, the engine of Safari and of every browser on an iPhone:
 joining, a typed roll, the live update from the table, the camera's question answered
-with one tap or marked on its photo, and the tray framed by tapping its corners. (WebKitGTK on a virtual screen, not Safari itself: the same
-engine, another port.)"""
+with one tap or marked on its photo, and the tray framed by tapping its corners.
+(WebKitGTK on a virtual screen, not Safari itself: the same engine, another port.)"""
 from __future__ import annotations
 
 import pytest
