@@ -1,8 +1,10 @@
 """The phone page in WebKit, the engine of Safari and of every browser on an iPhone:
-joining, a typed roll, the live update from the table, the camera's question answered
+a whole short game by tapping, joining, a typed roll, the live update from the table, the camera's question answered
 with one tap or marked on its photo, and the tray framed by tapping its corners.
 (WebKitGTK on a virtual screen, not Safari itself: the same engine, another port.)"""
 from __future__ import annotations
+
+import json
 
 import pytest
 from selenium.common.exceptions import (
@@ -145,3 +147,49 @@ def test_the_tray_is_framed_by_tapping_its_corners_on_an_iphone_engine(live_serv
     until(page, lambda d: "tray framed" in text_of(d, "#calib .card-head"))
     for (x, y), (fx, fy) in zip(parts.calibration.profile.tray, corners):
         assert abs(x - fx * 640) < 6 and abs(y - fy * 480) < 6
+
+
+def step(driver, step: dict) -> None:
+    tap(driver, f"#controls button[data-step='{json.dumps(step, separators=(',', ':'))}']")
+
+
+def type_roll(driver, faces: list[int], event: str) -> None:
+    for face in faces:
+        tap(driver, f"#entry [data-face='{face}']")
+    tap(driver, f"#entry label[data-event='{event}']")
+    tap(driver, "#enter-roll")
+
+
+def test_a_whole_short_game_on_an_iphone_engine(live_server, webkit):
+    base, app = live_server
+    table = app.extensions["dragon_farkle"].table
+    page = webkit()
+    page.get(base + "/")
+    def join(d):  # type the code and send it (found afresh if a render replaced the form)
+        d.find_element(By.CSS_SELECTOR, "#pin").send_keys(PIN)
+        d.find_element(By.CSS_SELECTOR, "#join button[type=submit]").click()
+        return True
+
+    until(page, join)
+    until(page, lambda d: "Playing" in text_of(d, "#who"))
+    tap(page, "nav button[data-tab=table]")
+    tap(page, "#setup button[type=submit]")  # the default two-player game
+    until(page, lambda d: "Jane chooses" in text_of(d, "#turn .prompt"))
+    step(page, {"action": "recruit"})
+    type_roll(page, [1, 1, 1, 1, 1, 1], "rally")
+    step(page, {"set_aside": [1, 1, 1, 1, 1, 1], "rally": "double"})
+    step(page, {"action": "stop"})
+    until(page, lambda d: "6,000" in text_of(d, ".player[data-player=Jane] .army"))
+    step(page, {"action": "recruit"})  # Joseph
+    type_roll(page, [2, 2, 3, 4, 6, 6], "blank")  # a Farkle
+    step(page, {"action": "final_battle"})  # Jane
+    type_roll(page, [2, 2, 3, 4, 6, 6], "rally")
+    type_roll(page, [2, 2, 3, 4, 6, 6], "dragon")  # the third damage
+    until(page, lambda d: "WINNER" in text_of(d, ".player[data-player=Jane]"))
+    assert table.state()["winner"] == "Jane"
+    tap(page, "nav button[data-tab=history]")
+    until(page, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#history li")) == 9)
+    tap(page, "#undo")
+    until(page, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#history li")) == 8)
+    tap(page, "nav button[data-tab=stats]")
+    until(page, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#chart svg polyline")) == 2)
