@@ -2,7 +2,8 @@
 
 Each die gets its box and a label (face, colour, confidence); the Event die is drawn
 in magenta, soldier dice in green, and a die read with low confidence in orange with a
-"?" and its other likely faces ("3/6?") so players check it. Warnings are written along the top. The input is never changed.
+"?" and its other likely faces ("3/6?") so players check it. Warnings are written along
+the top. The input is never changed.
 """
 from __future__ import annotations
 

@@ -36,7 +36,6 @@ class Scene:
     hint: float | None = None
     asked: Sequence[float] = ()  # dice the camera asks the phones about: their LEDs blink
 
-
     def __post_init__(self) -> None:
         players = tuple((str(n), _rgb(c), int(a)) for n, c, a in self.players)
         object.__setattr__(self, "players", players)

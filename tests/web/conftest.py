@@ -108,7 +108,11 @@ def webkit():
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(write)
     with os.fdopen(read) as f:
-        display = ":" + f.readline().strip()
+        number = f.readline().strip()
+    if not number.isdigit():
+        screen.kill()
+        pytest.fail(f"{XVFB} did not start (exit code {screen.wait(timeout=10)})")
+    display = f":{number}"
     drivers = []
 
     def make():
