@@ -483,12 +483,16 @@ def test_a_disputed_read_without_a_photo_log_is_asked_again_too(table, fakes, lo
     assert state["pending"]["photo_roll"]["roll"] == [1, 2, 2, 4, 4, 5]
 
 
-def test_a_disputed_read_after_a_restart_is_a_plain_undo(table, fakes, loop_for):
+def test_a_disputed_read_after_a_restart_is_a_plain_undo(table, store, fakes, loop_for):
+    from companion.controller import Table
+
     table.apply_step({"action": "recruit"})
     reader = fakes.Reader()
     reader.next.append(fakes.reading([1, 2, 2, 4, 4, 6], "blank"))
     loop_for(table, ["settled"], reader).step()
-    table._camera_roll = None  # what a restart leaves: the game, not the frame
+    table = Table(store)  # the server restarted: the game is stored, the frame is not
+    table.resume()
+    assert table.state()["history"][-1]["step"]["roll"] == [1, 2, 2, 4, 4, 6]
     state = table.dispute()
     assert state["pending"] is None
     assert state["history"][-1]["step"] == {"action": "recruit"}  # the roll taken back
