@@ -1,6 +1,7 @@
 """The phone page in WebKit, the engine of Safari and of every browser on an iPhone:
 a whole short game by tapping, joining, a typed roll, the live update from the table, the camera's question answered
-with one tap or marked on its photo, and the tray framed by tapping its corners.
+with one tap or marked on its photo, the tray framed by tapping its corners, and a
+WebKit phone and a Chromium phone at one table.
 (WebKitGTK on a virtual screen, not Safari itself: the same engine, another port.)"""
 from __future__ import annotations
 
@@ -193,3 +194,24 @@ def test_a_whole_short_game_on_an_iphone_engine(live_server, webkit):
     until(page, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#history li")) == 8)
     tap(page, "nav button[data-tab=stats]")
     until(page, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#chart svg polyline")) == 2)
+
+
+def test_an_iphone_and_an_android_phone_at_one_table(live_server, webkit, phone):
+    # A tap on the WebKit phone reaches the Chromium phone by its live stream, and back.
+    from playwright.sync_api import expect
+
+    base, app = live_server
+    app.extensions["dragon_farkle"].table.new_game({"players": ["Ann", "Bob"]})
+    iphone, android = webkit(), phone()
+    iphone.get(f"{base}/?code={PIN}")
+    android.goto(f"{base}/?code={PIN}")
+    until(iphone, lambda d: "Ann chooses" in text_of(d, "#turn .prompt"))
+    expect(android.locator("#turn .prompt")).to_contain_text("Ann chooses")
+    step(iphone, {"action": "recruit"})
+    expect(android.locator("#turn .prompt")).to_contain_text("Ann rolls 6")
+    for face in (1, 1, 2, 3, 4, 6):
+        android.locator(f"#entry [data-face='{face}']").tap()
+    android.locator("#entry label[data-event='blank']").tap()
+    android.locator("#enter-roll").tap()
+    until(iphone, lambda d: d.find_elements(
+        By.CSS_SELECTOR, "#controls button[data-step='{\"set_aside\":[1,1]}']"))
