@@ -47,6 +47,27 @@ def tap(driver, css: str) -> None:
     until(driver, click)
 
 
+def picture(driver, css: str, width: int | None = None):
+    """The image at `css` once it has loaded (`width` px wide, if given) and is laid out,
+    scrolled to the middle of the screen."""
+    until(driver, lambda d: d.execute_script(
+        "var i = document.querySelector(arguments[0]);"
+        "return !!i && i.naturalWidth > 0 && (!arguments[1] || i.naturalWidth === arguments[1])"
+        " && i.getBoundingClientRect().width > 100;", css, width))
+    img = driver.find_element(By.CSS_SELECTOR, css)
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", img)
+    return img
+
+
+def tap_at(driver, img, fx: float, fy: float) -> None:
+    """Tap `img` at (fx, fy), each 0-1 of its width and height."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    w, h = img.size["width"], img.size["height"]
+    ActionChains(driver).move_to_element_with_offset(  # offsets from the image's centre
+        img, round(w * (fx - 0.5)), round(h * (fy - 0.5))).click().perform()
+
+
 def test_a_roll_typed_on_an_iphone_engine_reaches_the_table(live_server, webkit):
     base, app = live_server
     table = app.extensions["dragon_farkle"].table
@@ -86,9 +107,7 @@ def test_the_cameras_unsure_die_is_settled_with_one_tap_on_an_iphone_engine(live
     assert len(page.find_elements(By.CSS_SELECTOR, "#unsure button.choice")) == 3
     cut = page.find_element(By.CSS_SELECTOR, "#unsure .cut")
     assert "pending.jpg" in cut.get_attribute("style")
-    until(page, lambda d: d.execute_script(  # the photo itself loaded and laid out
-        "var i = document.querySelector('#pending .markpic img');"
-        "return i && i.naturalWidth === 640 && i.getBoundingClientRect().width > 200;"))
+    picture(page, "#pending .markpic img", 640)  # the photo itself loaded and laid out
     tap(page, "#unsure button.choice[data-face='5']")
     until(page, lambda d: "Play as marked" in text_of(d, "#pending .btn.good"))
     tap(page, "#pending .btn.good")
@@ -97,8 +116,6 @@ def test_the_cameras_unsure_die_is_settled_with_one_tap_on_an_iphone_engine(live
 
 
 def test_a_missed_die_is_marked_by_a_tap_on_the_photo_on_an_iphone_engine(live_server, webkit):
-    from selenium.webdriver.common.action_chains import ActionChains
-
     from tests.web.test_browser import read_in_a_new_game
 
     base, app = live_server
@@ -106,14 +123,7 @@ def test_a_missed_die_is_marked_by_a_tap_on_the_photo_on_an_iphone_engine(live_s
     read_in_a_new_game(table, [1, 2, 2, 4, 4])  # the sixth die, at (460, 100), missed
     page = webkit()
     page.get(f"{base}/?code={PIN}")
-    until(page, lambda d: d.execute_script(
-        "var i = document.querySelector('#pending .markpic img');"
-        "return i && i.naturalWidth === 640 && i.getBoundingClientRect().width > 200;"))
-    photo = page.find_element(By.CSS_SELECTOR, "#pending .markpic img")
-    page.execute_script("arguments[0].scrollIntoView({block: 'center'});", photo)
-    width, height = photo.size["width"], photo.size["height"]
-    ActionChains(page).move_to_element_with_offset(  # offsets from the photo's centre
-        photo, round(width * (460 / 640 - 0.5)), round(height * (100 / 480 - 0.5))).click().perform()
+    tap_at(page, picture(page, "#pending .markpic img", 640), 460 / 640, 100 / 480)
     tap(page, "#facepick [data-face='5']")
     until(page, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#pending .mark.missed")) == 1)
     marks = table.state()["pending"]["marks"]
@@ -123,7 +133,6 @@ def test_a_missed_die_is_marked_by_a_tap_on_the_photo_on_an_iphone_engine(live_s
 
 def test_the_tray_is_framed_by_tapping_its_corners_on_an_iphone_engine(live_server, webkit):
     import numpy as np
-    from selenium.webdriver.common.action_chains import ActionChains
 
     base, app = live_server
     parts = app.extensions["dragon_farkle"]
@@ -133,16 +142,10 @@ def test_the_tray_is_framed_by_tapping_its_corners_on_an_iphone_engine(live_serv
     page.get(f"{base}/?code={PIN}")
     until(page, lambda d: "Playing" in text_of(d, "#who"))
     tap(page, "nav button[data-tab=table]")
-    until(page, lambda d: d.execute_script(
-        "var i = document.getElementById('calib-img');"
-        "return i && i.naturalWidth > 0 && i.getBoundingClientRect().width > 100;"))
-    img = page.find_element(By.ID, "calib-img")
-    page.execute_script("arguments[0].scrollIntoView({block: 'center'});", img)
-    width, height = img.size["width"], img.size["height"]
+    img = picture(page, "#calib-img")
     corners = [(0.25, 0.2), (0.75, 0.2), (0.75, 0.8), (0.25, 0.8)]
     for fx, fy in corners:
-        ActionChains(page).move_to_element_with_offset(
-            img, round(width * (fx - 0.5)), round(height * (fy - 0.5))).click().perform()
+        tap_at(page, img, fx, fy)
     until(page, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#calib svg circle")) == 4)
     tap(page, "#calib button.primary")
     until(page, lambda d: "tray framed" in text_of(d, "#calib .card-head"))
