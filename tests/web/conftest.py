@@ -86,10 +86,9 @@ XVFB = "/usr/bin/Xvfb"
 
 
 @pytest.fixture(scope="module")
-def webkit():
-    """WebKit (WebKitGTK, the engine family of Safari and every iPhone browser) through
-    Selenium, on a virtual screen; skipped without it unless REQUIRE_BROWSER=1. Yields
-    a function making phone-sized windows (390 CSS px wide); each is closed afterwards."""
+def webkit_screen():
+    """A virtual screen for WebKit (its DISPLAY); skipped without WebKitWebDriver and Xvfb
+    unless REQUIRE_BROWSER=1."""
     import subprocess
 
     missing = [p for p in (WEBKIT_DRIVER, XVFB) if not os.path.exists(p)]
@@ -98,10 +97,6 @@ def webkit():
             pytest.fail(f"REQUIRE_BROWSER=1 but {', '.join(missing)} missing "
                         "(apt-get install webkit2gtk-driver xvfb)")
         pytest.skip(f"{', '.join(missing)} not installed")
-    from selenium import webdriver
-    from selenium.webdriver.webkitgtk.options import Options
-    from selenium.webdriver.webkitgtk.service import Service
-
     read, write = os.pipe()  # Xvfb picks a free display and writes its number here
     screen = subprocess.Popen([XVFB, "-displayfd", str(write), "-screen", "0", "1280x1024x24",
                                "-nolisten", "tcp"], pass_fds=(write,),
@@ -112,23 +107,36 @@ def webkit():
     if not number.isdigit():
         screen.kill()
         pytest.fail(f"{XVFB} did not start (exit code {screen.wait(timeout=10)})")
-    display = f":{number}"
+    try:
+        yield f":{number}"
+    finally:
+        screen.terminate()
+        screen.wait(timeout=10)
+
+
+@pytest.fixture
+def webkit(webkit_screen):
+    """WebKit (WebKitGTK, the engine family of Safari and every iPhone browser) through
+    Selenium: makes phone-sized windows (390 CSS px wide), all closed when the test ends.
+    Listed after live_server, it closes them before the server stops: a window left open
+    holds its live stream, and the server's loop then fails on a closed socket."""
+    from selenium import webdriver
+    from selenium.webdriver.webkitgtk.options import Options
+    from selenium.webdriver.webkitgtk.service import Service
+
     drivers = []
 
     def make():
-        service = Service(executable_path=WEBKIT_DRIVER, env={**os.environ, "DISPLAY": display})
+        service = Service(executable_path=WEBKIT_DRIVER,
+                          env={**os.environ, "DISPLAY": webkit_screen})
         driver = webdriver.WebKitGTK(options=Options(), service=service)
         driver.set_window_size(390, 844)
         drivers.append(driver)
         return driver
 
-    try:
-        yield make
-    finally:
-        for driver in drivers:
-            driver.quit()
-        screen.terminate()
-        screen.wait(timeout=10)
+    yield make
+    for driver in drivers:
+        driver.quit()
 
 
 @pytest.fixture
