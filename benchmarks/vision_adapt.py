@@ -59,7 +59,6 @@ def table_log(folder: Path, entries: list[dict], held: list[dict], where: Path) 
     return where
 
 
-ASKED_BELOW = 0.6  # the table asks the phones about a die read below this (Table.min_confidence)
 TRIES = 5  # --marks: taps a player makes at most to mark one missed die
 
 
@@ -74,6 +73,7 @@ def as_kept(folder: Path, entries: list[dict], base: Path, profile=None,
 
     from companion.controller.marks import MarkError, PhotoMarks
     from vision import read_dice
+    from vision.evaluate import ASKED  # the table asks the phones about a die read below it
     from vision.locate import mark_box
 
     def locate(frame, point, dice, taken):
@@ -87,7 +87,7 @@ def as_kept(folder: Path, entries: list[dict], base: Path, profile=None,
         truth = [lab["value"] for lab in e["dice"]]
         read = [d.value for d in reading.dice if d.kind != "event"]
         if sorted(read, key=str) == sorted(truth, key=str) and all(
-                d.confidence >= ASKED_BELOW for d in reading.dice):
+                d.confidence >= ASKED for d in reading.dice):
             continue  # read right and surely: nobody is asked, nothing is kept
         marks = PhotoMarks(frame, list(reading.dice), locate)
         if tap_error is not None:

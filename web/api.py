@@ -79,7 +79,7 @@ def undo() -> Response:
 @bp.post("/dispute")
 def dispute() -> Response:
     """"Wrong read? Fix it": take back the camera's roll, and ask about it again with its
-    photo where the table keeps photos."""
+    photo to mark."""
     return answer(table_app().table.dispute(seen=seen()))
 
 

@@ -436,8 +436,8 @@ class Table:
                     or self._pending_frame is None or self.photos is None):
                 raise TableError("There is no photo to keep: roll the dice in the tray while "
                                  "teaching the camera.")
-            frame, reading = self._pending_frame
-            marks = self._marks or PhotoMarks(frame, list(reading.dice), self.locate)
+            frame, _ = self._pending_frame
+            marks = self._photo_marks()
             shown = marks.roll()
             if shown is None:
                 raise TableError("A die on the photo has no face yet: tap it and pick its face.")
@@ -489,13 +489,18 @@ class Table:
         with self._lock:
             if not self._markable():
                 raise TableError("There is no photo of the camera's to mark now.")
-            assert self._pending_frame is not None
-            if self._marks is None:
-                frame, reading = self._pending_frame
-                self._marks = PhotoMarks(frame, list(reading.dice), self.locate)
+            self._marks = self._photo_marks()
             said = self._marks.tap(tap["x"], tap["y"], tap["face"])
             self._changed()
             return self.state() | {"said": said}
+
+    def _photo_marks(self) -> PhotoMarks:
+        """The players' marks on the open question's photo (none yet: a new, empty set)."""
+        assert self._pending_frame is not None
+        if self._marks is not None:
+            return self._marks
+        frame, reading = self._pending_frame
+        return PhotoMarks(frame, list(reading.dice), self.locate)
 
     def _markable(self) -> bool:
         """Marks are taken on the photo of a roll the camera asked about (or of one being
@@ -516,15 +521,14 @@ class Table:
     def _build_state(self) -> dict[str, Any]:
         pending = self.pending
         if pending is not None and self._pending_frame is not None:
-            frame, reading = self._pending_frame
-            marks = self._marks
-            read = marks or PhotoMarks(frame, list(reading.dice))
-            pending = pending | {"photo": self._photo_seq, "dice": read.boxes(self.min_confidence),
+            frame = self._pending_frame[0]
+            marks = self._photo_marks()
+            pending = pending | {"photo": self._photo_seq, "dice": marks.boxes(self.min_confidence),
                                  "photo_size": [int(frame.shape[1]), int(frame.shape[0])]}
             if self._markable():
-                pending |= {"markable": True, "marks": marks.view() if marks else [],
-                            "unsure": read.asked(self.min_confidence),
-                            "photo_roll": marks.roll() if marks and marks.marked() else None}
+                pending |= {"markable": True, "marks": marks.view(),
+                            "unsure": marks.asked(self.min_confidence),
+                            "photo_roll": marks.roll() if marks.marked() else None}
         base: dict[str, Any] = {"version": self.version, "boot": self.boot, "camera": self.camera,
                                 "pending": pending, "last_read": self.last_read,
                                 "settings": dict(self.settings), "advice": None,

@@ -219,7 +219,7 @@ function renderTurn(st) {
         var faces = end.step.roll.slice(), ev = end.step.event;
         post("/api/dispute", {}, true).then(function () {
           entry = faces; entryEvent = ev || "blank"; renderEntry(S);
-          (S.pending ? $("pending") : $("entry")).scrollIntoView({behavior: "smooth"});  /* the photo to mark, if kept */
+          (S.pending ? $("pending") : $("entry")).scrollIntoView({behavior: "smooth"});  /* its photo to mark, if the table still has it */
         });
       }}));
     }
@@ -306,6 +306,9 @@ function faceRow(label, faces, id) {
    Every phone sees the marks; the roll keypad starts from them ("Correct it"). */
 var markAt = null;  /* {photo, x, y}: the tap waiting for its face */
 var shownPhoto = null;  /* the question's <img>, kept across renders: no reload, no flicker */
+function sendMark(x, y, face) {
+  post("/api/pending/mark", {x: x, y: y, face: face}).then(function (d) { if (d.said) toast(d.said, true); }, function () { renderPending(S); });
+}
 function faceLabel(f) { return f == null ? "?" : typeof f === "number" ? String(f) : f.charAt(0).toUpperCase(); }
 function photoToMark(p, st) {
   var src = "/api/evidence/pending.jpg?v=" + (p.photo || st.version);
@@ -344,7 +347,7 @@ function photoToMark(p, st) {
     var choose = function (face) {
       return function () {
         var at = markAt; markAt = null;
-        post("/api/pending/mark", {x: at.x, y: at.y, face: face}).then(function (d) { if (d.said) toast(d.said, true); }, function () { renderPending(S); });
+        sendMark(at.x, at.y, face);
       };
     };
     [1, 2, 3, 4, 5, 6].forEach(function (f) { pick.appendChild(h("button", {type: "button", "data-face": f, "aria-label": "face " + f, onclick: choose(f)}, [die(f, true)])); });
@@ -375,7 +378,7 @@ function unsureDice(p, src) {
     var pick = function (face) {
       return function () {
         markAt = null;
-        post("/api/pending/mark", {x: u.x, y: u.y, face: face}).then(function (d) { if (d.said) toast(d.said, true); }, function () { renderPending(S); });
+        sendMark(u.x, u.y, face);
       };
     };
     u.choices.forEach(function (f) {
