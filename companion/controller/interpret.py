@@ -48,14 +48,20 @@ class Seen:
     doubts: tuple[str, ...]
 
 
+def as_sentences(doubts: Sequence[str]) -> str:
+    """The reasons to doubt a read as sentences: each begins with a capital and ends with
+    a full stop ("Two dice are touching: .... 3 dice read with low confidence.")."""
+    return " ".join(d[:1].upper() + d[1:] + "." for d in doubts)
+
+
 def _dice(n: int) -> str:
     return "1 die" if n == 1 else f"{n} dice"
 
 
 def summarise(reading: Any, expect: Expectation, *, min_confidence: float) -> Seen:
     """Soldier faces, the Event face and every reason to doubt the read."""
-    # One sentence per kind of warning, however many dice it is about; the reasons are
-    # joined with "; ", so a warning's full stop goes.
+    # One sentence per kind of warning, however many dice it is about (as_sentences puts
+    # the full stops back).
     doubts = list(dict.fromkeys(str(getattr(w, "message", w)).rstrip(".")
                                 for w in getattr(reading, "warnings", ())))
     faces: list[int] = []
@@ -137,7 +143,7 @@ def roll_verdict(seen: Seen, expect: Expectation, before: tuple[dict[str, Any], 
         doubts.append("no Event die seen")
     proposal = {"roll": list(seen.faces), "event": seen.event, "before": list(before)}
     if doubts:
-        return Verdict("ask", reason="; ".join(doubts), proposal=proposal)
+        return Verdict("ask", reason=as_sentences(doubts), proposal=proposal)
     step = {"roll": list(seen.faces), "event": seen.event}
     return Verdict("apply", steps=(*before, step), proposal=proposal)
 
@@ -147,7 +153,7 @@ def set_aside_verdict(seen: Seen, expect: Expectation) -> Verdict:
     if seen.faces == tuple(sorted(expect.last_roll)):
         return Verdict("ignore", reason="the same roll, still waiting for a set-aside")
     if seen.doubts:
-        return Verdict("ask", reason="; ".join(seen.doubts), proposal={"kind": "set_aside"})
+        return Verdict("ask", reason=as_sentences(seen.doubts), proposal={"kind": "set_aside"})
     if not is_submultiset(seen.faces, expect.last_roll):
         return Verdict(
             "ask",

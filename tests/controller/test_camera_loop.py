@@ -53,7 +53,7 @@ def test_wrong_count_missing_event_wrong_colour_and_warnings_all_ask(table, fake
     table.apply_step({"action": "recruit"})
     cases = [
         (fakes.reading([1, 2, 3, 4, 5], "blank"), "expected 6"),
-        (fakes.reading([1, 2, 2, 4, 4, 5], None), "no Event die"),
+        (fakes.reading([1, 2, 2, 4, 4, 5], None), "No Event die seen."),
         (fakes.reading([1, 2, 2, 4, 4, 5], "blank", color="blue"), "not Jane's colour"),
         (fakes.reading([1, 2, 2, 4, 4, 5], "blank", warnings=(DiceWarning("hand", "A hand is in the tray."),)),
          "hand is in the tray"),

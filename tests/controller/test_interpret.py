@@ -16,7 +16,7 @@ def expect(phase="roll", dice=6, **kw) -> Expectation:
     ([1, 2, 3, 4, 5, 6], "blank", "game_over", "ignore", "game_over"),
     ([1, 2, 3, 4, 5, 6], "blank", "roll", "apply", ""),
     ([1, 2, 3, 4, 5, None], "blank", "roll", "ask", "could not be read"),
-    ([1, 2, 3, 4, 5, 6], None, "roll", "ask", "no Event die"),
+    ([1, 2, 3, 4, 5, 6], None, "roll", "ask", "No Event die seen."),
 ])
 def test_phases_and_doubts(fakes, faces, ev, phase, kind, words):
     dice = [fakes.soldier(f, 10.0 * i) for i, f in enumerate(faces)]
@@ -32,7 +32,7 @@ def test_two_event_dice_are_doubtful(fakes):
     reading = fakes.reading([1, 2, 3, 4, 5, 6], "blank")
     reading = type(reading)(dice=(*reading.dice, fakes.event("dragon")), warnings=())
     verdict = interpret(reading, expect())
-    assert verdict.kind == "ask" and "more than one Event die" in verdict.reason
+    assert verdict.kind == "ask" and "More than one Event die seen." in verdict.reason
 
 
 def test_the_confidence_threshold_is_a_parameter(fakes):
@@ -56,11 +56,11 @@ def test_dice_still_lying_from_the_last_roll_are_not_a_new_roll(fakes):
     assert interpret(fakes.reading([2, 4, 2, 4], "dragon"), e).kind == "apply"
 
 
-def test_the_reasons_read_as_one_sentence(fakes):
+def test_the_reasons_read_as_sentences(fakes):
     from vision.types import DiceWarning
 
     warn = DiceWarning("cocked", "A die could not be read surely: check its face.")
     reading = fakes.reading([1, 2, 3, 4, 5], "blank", conf=0.5, warnings=(warn, warn))
     verdict = interpret(reading, expect())
-    assert verdict.reason == ("A die could not be read surely: check its face; 5 dice read "
-                              "with low confidence; saw 5 soldier dice, expected 6")
+    assert verdict.reason == ("A die could not be read surely: check its face. 5 dice read "
+                              "with low confidence. Saw 5 soldier dice, expected 6.")

@@ -215,7 +215,7 @@ def test_camera_question_and_evidence_through_the_api(app, game):
                  for i, f in enumerate([1, 2, 2, 4, 4, 5]))
     table.handle_reading(Reading(dice=dice, warnings=()), frame)  # no Event die: ask
     state = game.get("/api/state").json
-    assert "no Event die" in state["pending"]["reason"]
+    assert "No Event die seen." in state["pending"]["reason"]
     assert game.get("/api/evidence/pending.jpg").status_code == 200
     assert game.post("/api/pending/dismiss").json["pending"] is None
     table.handle_reading(Reading(dice=(*dice, Die("event", "rally", (500, 400), (490, 390, 20, 20), 0.9)),
