@@ -124,6 +124,7 @@ class CameraSettings:
     exposure_us: int | None = None
     analogue_gain: float | None = None
     awb_gains: tuple[float, float] | None = None  # (red, blue) colour gains
+    lens_position: float | None = None  # where an autofocus camera holds its lens (dioptres)
 
     def __post_init__(self) -> None:
         # Camera libraries report numbers of several types; store plain int/float.
@@ -134,6 +135,8 @@ class CameraSettings:
         if self.awb_gains is not None:
             red, blue = self.awb_gains
             object.__setattr__(self, "awb_gains", (float(red), float(blue)))
+        if self.lens_position is not None:
+            object.__setattr__(self, "lens_position", float(self.lens_position))
 
 
 @dataclass(frozen=True)
@@ -256,7 +259,8 @@ def _to_json(profile: Profile, folder: Path) -> dict[str, Any]:
         "event": event,
         "leds": [{"index": led.index, "x": led.x, "y": led.y} for led in profile.leds],
         "camera": {"exposure_us": cam.exposure_us, "analogue_gain": cam.analogue_gain,
-                   "awb_gains": None if cam.awb_gains is None else list(cam.awb_gains)},
+                   "awb_gains": None if cam.awb_gains is None else list(cam.awb_gains),
+                   "lens_position": cam.lens_position},
         "die_side": profile.die_side,
     }
 
@@ -396,8 +400,13 @@ def _parse_camera(raw: Any) -> CameraSettings:
                             or not all(_is_num(v) and v > 0 for v in awb)):
         raise _FieldError("camera.awb_gains", f"must be [red, blue] positive numbers or null, "
                                               f"got {awb!r}")
+    lens = raw.get("lens_position")
+    if lens is not None and (not _is_num(lens) or not 0 <= lens < 100):
+        raise _FieldError("camera.lens_position", f"must be dioptres from 0 (infinity) up to "
+                                                  f"100, or null, got {lens!r}")
     return CameraSettings(exp, None if gain is None else float(gain),
-                          None if awb is None else (float(awb[0]), float(awb[1])))
+                          None if awb is None else (float(awb[0]), float(awb[1])),
+                          None if lens is None else float(lens))
 
 
 # ---------------------------------------------------------------- small helpers

@@ -114,7 +114,8 @@ class ProfileKeeper:
             "event_frames": {f: len(frames.get(f, [])) for f in EVENT_FACES}}
 
     def lock_exposure(self) -> dict[str, Any]:
-        """Freeze the Pi camera's exposure and white balance now, and keep them in the profile."""
+        """Freeze the Pi camera's exposure and white balance now, and keep them in the profile,
+        with the lens position its autofocus found (a restart then skips the scan)."""
         from calibration.profile import CameraSettings
 
         camera = self.camera()
@@ -124,7 +125,7 @@ class ProfileKeeper:
         gains = values.get("ColourGains")
         self._replace(camera=CameraSettings(
             exposure_us=values.get("ExposureTime"), analogue_gain=values.get("AnalogueGain"),
-            awb_gains=tuple(gains) if gains else None))
+            awb_gains=tuple(gains) if gains else None, lens_position=values.get("LensPosition")))
         return self.summary()
 
     def map_leds(self, frame: Callable[[], Any], state: dict[str, Any], **kw: Any) -> dict[str, Any]:

@@ -80,10 +80,8 @@ def open_camera_loop(table: Table, camera_config: Any, keeper: ProfileKeeper) ->
         log.error("dice reader unavailable (%s): rolls must be typed", err)
         table.set_camera("manual", f"The dice reader is not available ({err}): type each roll.")
         return None
-    settings = camera_settings(keeper.profile)
-
-    def opener() -> Any:
-        return camera_config.open(settings)
+    def opener() -> Any:  # the profile's values as they are now: a camera plugged back in
+        return camera_config.open(camera_settings(keeper.profile))  # gets the latest lock
 
     try:
         camera = opener()
@@ -107,11 +105,13 @@ def open_camera_loop(table: Table, camera_config: Any, keeper: ProfileKeeper) ->
 
 
 def camera_settings(profile: Any) -> dict[str, Any] | None:
-    """Locked exposure/gain/white balance from the profile (Picamera2 names), or None = auto."""
+    """Locked exposure/gain/white balance and the lens position from the profile (Picamera2
+    names), or None = automatic."""
     cam = getattr(profile, "camera", None)
     pairs = (("ExposureTime", getattr(cam, "exposure_us", None)),
              ("AnalogueGain", getattr(cam, "analogue_gain", None)),
-             ("ColourGains", getattr(cam, "awb_gains", None)))
+             ("ColourGains", getattr(cam, "awb_gains", None)),
+             ("LensPosition", getattr(cam, "lens_position", None)))
     settings = {name: value for name, value in pairs if value is not None}
     return settings or None
 

@@ -32,8 +32,8 @@ def parse_spec(spec: str) -> tuple[str, Any]:
 def open_camera(spec: str, **opts: Any) -> Camera:
     """Open the camera named by `spec`; options go to the backend.
 
-    picamera: size=(w, h), settings={ExposureTime, AnalogueGain, ColourGains}, settle_seconds,
-              camera_num, picamera2_class, clock
+    picamera: size=(w, h), settings={ExposureTime, AnalogueGain, ColourGains, LensPosition},
+              settle_seconds, camera_num, picamera2_class, clock
     usb:N:    size=(w, h) or None, capture_factory
     replay:   paths (overrides the spec's), hold, transition, size, loop, clock
     """

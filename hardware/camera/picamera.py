@@ -5,10 +5,21 @@ backend freezes exposure and white balance at the values auto-exposure found
 (`capture_metadata()` -> `set_controls()`), as the upstream `controls_2.py`
 example does. A calibration profile can instead supply locked values, which are
 applied before the first frame.
+
+Focus: a camera with autofocus (Camera Module 3) starts in libcamera's manual mode
+with the lens at its default position, about the hyperfocal distance, so dice 30-50 cm
+below it come out soft (blur costs the reader most on small, low-contrast pips:
+README, "Light and camera"). So the backend runs one autofocus scan when the camera
+starts (AfMode auto + AfTrigger start), and once the scan has ended holds the lens
+where it stopped (AfMode manual + LensPosition): a hand reaching into the tray must
+not make the lens hunt mid-roll, as continuous autofocus would. A profile's lens
+position (kept with the locked exposure) is applied at once, without a scan. Cameras
+without autofocus (Camera Module 2, HQ) have no AfMode control and are left alone.
 """
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -17,9 +28,17 @@ import numpy as np
 
 from hardware.camera.base import Camera, CameraError, CameraSpecError, check_frame
 
+log = logging.getLogger(__name__)
+
 SIZES = ((640, 480), (1280, 720))
 LOCK_KEYS = ("ExposureTime", "AnalogueGain", "ColourGains")
-PROFILE_KEYS = ("exposure_us", "analogue_gain", "awb_gains")
+FOCUS_KEY = "LensPosition"  # dioptres (1 / metres); held apart from the exposure lock
+PROFILE_KEYS = ("exposure_us", "analogue_gain", "awb_gains", "lens_position")
+# libcamera's autofocus control values (control_ids.yaml: AfMode, AfTrigger, AfState)
+AF_MANUAL, AF_AUTO = 0, 1
+AF_TRIGGER_START = 0
+AF_SCANNING, AF_FOCUSED = 1, 2
+FOCUS_WAIT = 5.0  # seconds past settling a focus scan may take before the lens is held as it is
 _ALIASES = {
     "exposuretime": "ExposureTime",
     "exposure_time": "ExposureTime",
@@ -31,6 +50,8 @@ _ALIASES = {
     "colourgains": "ColourGains",
     "colour_gains": "ColourGains",
     "color_gains": "ColourGains",
+    "lensposition": "LensPosition",
+    "lens_position": "LensPosition",
 }
 
 
@@ -51,7 +72,8 @@ def normalise_settings(settings: Any) -> dict[str, Any]:
     "automatic" and are left out.
 
     Accepts a mapping (Picamera2 names, snake_case, or the profile's exposure_us /
-    analogue_gain / awb_gains) or a `calibration.profile.CameraSettings`-like object.
+    analogue_gain / awb_gains / lens_position) or a `calibration.profile.CameraSettings`-like
+    object.
     """
     if not isinstance(settings, Mapping):
         settings = {k: getattr(settings, k) for k in PROFILE_KEYS if hasattr(settings, k)}
@@ -60,8 +82,9 @@ def normalise_settings(settings: Any) -> dict[str, Any]:
         if value is None:
             continue
         name = _ALIASES.get(key.lower().replace("-", "_"), key)
-        if name not in LOCK_KEYS:
-            raise CameraSpecError(f"picamera: unknown camera setting {key!r} (known: {', '.join(LOCK_KEYS)})")
+        if name not in (*LOCK_KEYS, FOCUS_KEY):
+            raise CameraSpecError(f"picamera: unknown camera setting {key!r} "
+                                  f"(known: {', '.join((*LOCK_KEYS, FOCUS_KEY))})")
         out[name] = _check_setting(name, value)
     return out
 
@@ -75,6 +98,9 @@ def _check_setting(name: str, value: Any) -> Any:
         elif name == "AnalogueGain":
             result = float(value)
             ok = result >= 1.0
+        elif name == FOCUS_KEY:
+            result = float(value)
+            ok = 0.0 <= result < 100.0  # 0 = infinity; 100 dioptres = 1 cm
         else:
             red, blue = (float(v) for v in value)
             result = (red, blue)
@@ -91,6 +117,8 @@ class PiCamera(Camera):
 
     `settings`: locked camera values (a profile's CameraSettings, or a mapping of names);
     without them auto exposure runs for `settle_seconds`, then the found values are locked.
+    A lens position among them holds the focus there; without one, a camera with
+    autofocus scans once and holds the lens where the scan ends (module docstring).
     `picamera2_class` and `clock` are injectable so tests run without a Pi.
     """
 
@@ -110,12 +138,16 @@ class PiCamera(Camera):
         size = (int(size[0]), int(size[1]))
         if size not in SIZES:
             raise CameraSpecError(f"picamera: size must be one of {SIZES}, got {size}")
-        locked = normalise_settings(settings) if settings is not None else None
-        locked = locked or None  # every value automatic: settle, then lock
+        values = normalise_settings(settings) if settings is not None else {}
+        focus = values.pop(FOCUS_KEY, None)
+        locked = values or None  # every exposure value automatic: settle, then lock
         self.size = size
         self._clock = clock
         self._settle = float(settle_seconds)
         self._locked: dict[str, Any] | None = None
+        self._focus: float | None = None  # the lens position held, once known
+        self._focusing = False  # an autofocus scan runs; the lens is held once it ends
+        self._focus_started = 0.0
         cls = picamera2_class or _load_picamera2()
         try:
             self._cam = cls(camera_num)
@@ -123,17 +155,25 @@ class PiCamera(Camera):
             self._closed = True
             raise CameraError(f"picamera: no camera found or it is busy ({exc})") from exc
         try:
-            self._configure(locked)
+            self._configure(locked, focus)
         except Exception as exc:
             self._closed = True
             self._safe_close()
             raise CameraError(f"picamera: could not start the camera ({exc})") from exc
         self._started_at = clock()
 
-    def _configure(self, locked: dict[str, Any] | None) -> None:
+    @property
+    def has_autofocus(self) -> bool:
+        """Whether the lens can move (Picamera2 lists an AfMode control: Camera Module 3)."""
+        return "AfMode" in (getattr(self._cam, "camera_controls", None) or {})
+
+    def _configure(self, locked: dict[str, Any] | None, focus: float | None) -> None:
         controls: dict[str, Any] = {"FrameRate": 30}
         if locked:
             controls.update(self._without_mono(locked))
+        held = self.has_autofocus and focus is not None
+        if held:
+            controls.update({"AfMode": AF_MANUAL, FOCUS_KEY: focus})
         config = self._cam.create_video_configuration(
             main={"size": self.size, "format": "RGB888"}, controls=controls
         )
@@ -142,6 +182,40 @@ class PiCamera(Camera):
         if locked:
             self._cam.set_controls({"AeEnable": False, "AwbEnable": False, **controls})
             self._locked = dict(locked)
+        if held:
+            self._focus = float(focus)
+        elif self.has_autofocus:
+            self._start_focus()
+
+    def _start_focus(self) -> None:
+        """One autofocus scan; _read holds the lens where it ends."""
+        self._cam.set_controls({"AfMode": AF_AUTO, "AfTrigger": AF_TRIGGER_START})
+        self._focus = None
+        self._focusing = True
+        self._focus_started = self._clock()
+
+    def _check_focus(self, now: float) -> None:
+        """Once the scan has ended (or taken too long), hold the lens where it is."""
+        try:
+            meta = self._cam.capture_metadata()
+        except Exception as exc:
+            raise CameraError(f"picamera: could not read the focus ({exc})") from exc
+        state = meta.get("AfState")
+        if state == AF_SCANNING and now - self._focus_started < self._settle + FOCUS_WAIT:
+            return
+        if state != AF_FOCUSED:
+            log.warning("picamera: autofocus did not find the tray (state %s); the lens stays at "
+                        "%s dioptres. Check that the camera looks at the tray from at least 10 cm.",
+                        state, meta.get(FOCUS_KEY))
+        self._focusing = False
+        position = meta.get(FOCUS_KEY)
+        if position is None:
+            return
+        try:
+            self._cam.set_controls({"AfMode": AF_MANUAL, FOCUS_KEY: float(position)})
+        except Exception as exc:
+            raise CameraError(f"picamera: could not hold the focus ({exc})") from exc
+        self._focus = float(position)
 
     def _without_mono(self, controls: dict[str, Any]) -> dict[str, Any]:
         if getattr(self._cam, "is_mono", False):
@@ -153,13 +227,21 @@ class PiCamera(Camera):
         return self._locked is not None
 
     @property
+    def focus(self) -> float | None:
+        """The lens position held (dioptres), or None: no autofocus, or its scan still runs."""
+        return self._focus
+
+    @property
     def settings(self) -> dict[str, Any] | None:
-        """The locked values (JSON-friendly) to store in a calibration profile, or None yet."""
+        """The locked values (JSON-friendly) to store in a calibration profile, or None yet;
+        with the lens position held, if any."""
         if self._locked is None:
             return None
         out = dict(self._locked)
         if "ColourGains" in out:
             out["ColourGains"] = list(out["ColourGains"])
+        if self._focus is not None:
+            out[FOCUS_KEY] = self._focus
         return out
 
     @property
@@ -172,6 +254,7 @@ class PiCamera(Camera):
             "exposure_us": self._locked.get("ExposureTime"),
             "analogue_gain": self._locked.get("AnalogueGain"),
             "awb_gains": None if gains is None else (float(gains[0]), float(gains[1])),
+            "lens_position": self._focus,
         }
 
     def lock(self) -> dict[str, Any]:
@@ -189,9 +272,12 @@ class PiCamera(Camera):
         return self.settings or {}
 
     def unlock(self) -> None:
-        """Return to auto exposure / white balance (the calibration wizard's "re-measure")."""
+        """Return to auto exposure / white balance (the calibration wizard's "re-measure"),
+        and focus again (the camera may have been moved)."""
         try:
             self._cam.set_controls({"AeEnable": True, "AwbEnable": True})
+            if self.has_autofocus:
+                self._start_focus()
         except Exception as exc:
             raise CameraError(f"picamera: could not unlock exposure ({exc})") from exc
         self._locked = None
@@ -203,7 +289,10 @@ class PiCamera(Camera):
         except Exception as exc:
             raise CameraError(f"picamera: capture failed ({exc})") from exc
         frame = check_frame(frame, self.name)
-        if self._locked is None and self._clock() - self._started_at >= self._settle:
+        now = self._clock()
+        if self._focusing and now - self._focus_started >= self._settle:
+            self._check_focus(now)
+        if self._locked is None and now - self._started_at >= self._settle:
             self.lock()
         return frame
 

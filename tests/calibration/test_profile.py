@@ -37,7 +37,7 @@ def _full() -> Profile:
                    colors={"Ann": _model(1), "Bo": _model(2)},
                    event=EventDie(_model(3), templates),
                    leds=(LedPosition(0, 10.0, 5.0), LedPosition(1, 30.0, 5.0)),
-                   camera=CameraSettings(8000, 2.5, (1.6, 1.3)), die_side=41.5)
+                   camera=CameraSettings(8000, 2.5, (1.6, 1.3), 2.4), die_side=41.5)
 
 
 def test_round_trip_keeps_everything(tmp_path: Path) -> None:
@@ -56,6 +56,15 @@ def test_a_version_1_profile_still_loads(tmp_path: Path) -> None:
     doc["version"] = 1
     path.write_text(json.dumps(doc))
     assert load_profile(tmp_path / "old") == dataclasses.replace(_full(), die_side=None)
+
+
+def test_a_profile_saved_before_the_lens_position_loads_with_autofocus(tmp_path: Path) -> None:
+    save_profile(_full(), tmp_path / "old")
+    path = tmp_path / "old" / "profile.json"
+    doc = json.loads(path.read_text())
+    del doc["camera"]["lens_position"]
+    path.write_text(json.dumps(doc))
+    assert load_profile(tmp_path / "old").camera == CameraSettings(8000, 2.5, (1.6, 1.3))
 
 
 def test_save_replaces_an_existing_profile_whole(tmp_path: Path) -> None:
@@ -130,6 +139,7 @@ BAD = [
     (lambda d: d.update(camera={"exposure_us": -3}), "'camera.exposure_us'"),
     (lambda d: d.update(camera={"analogue_gain": "high"}), "'camera.analogue_gain'"),
     (lambda d: d.update(camera={"awb_gains": [1]}), "'camera.awb_gains'"),
+    (lambda d: d.update(camera={"lens_position": -0.5}), "'camera.lens_position'"),
     (lambda d: d.update(colours={}), "'colours'"),
     (lambda d: d.update(die_side=0), "'die_side'"),
     (lambda d: d.update(die_side="40"), "'die_side'"),

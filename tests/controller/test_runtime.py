@@ -88,9 +88,9 @@ def test_profile_camera_settings_use_picamera2_names():
 
     from calibration.profile import CameraSettings, default_profile
 
-    profile = dataclasses.replace(default_profile(), camera=CameraSettings(8000, 1.5, (1.8, 1.4)))
+    profile = dataclasses.replace(default_profile(), camera=CameraSettings(8000, 1.5, (1.8, 1.4), 2.5))
     assert camera_settings(profile) == {"ExposureTime": 8000, "AnalogueGain": 1.5,
-                                        "ColourGains": (1.8, 1.4)}
+                                        "ColourGains": (1.8, 1.4), "LensPosition": 2.5}
     assert camera_settings(default_profile()) is None
 
 
@@ -105,3 +105,25 @@ def test_runtime_without_camera_with_recorded_leds(tmp_path):
     strip = runtime.lights.driver.strip
     assert isinstance(strip, RecordingStrip) and strip.frames
     assert strip.frames[-1] == tuple([(0, 0, 0)] * 30)  # turned off on the way out
+
+
+def test_a_camera_reopened_gets_the_profiles_latest_lock(table, tmp_path):
+    # An unplugged Pi camera is opened again with what the profile holds then: exposure
+    # and focus locked after the table started must not be lost on a replug.
+    from calibration.profile import CameraSettings
+    from companion.controller.runtime import open_camera_loop
+
+    opened = []
+
+    class Config:
+        spec = "picamera"
+
+        def open(self, settings=None):
+            opened.append(settings)  # and no camera: the loop starts without one
+
+    keeper = load_keeper(None, tmp_path)
+    loop = open_camera_loop(table, Config(), keeper)
+    keeper._replace(camera=CameraSettings(8000, 1.5, (1.8, 1.4), 2.5))  # as lock_exposure does
+    loop.reopen()
+    assert opened == [None, {"ExposureTime": 8000, "AnalogueGain": 1.5, "ColourGains": (1.8, 1.4),
+                             "LensPosition": 2.5}]

@@ -19,6 +19,9 @@ class FakePicamera2:
     instances: ClassVar[list[FakePicamera2]] = []
     fail_open = False
     mono = False
+    autofocus = False  # a Camera Module 3: AfMode among the controls
+    scan_frames = 2  # metadata reads an autofocus scan reports "scanning" (AfState 1) for
+    scan_ends = 2  # then: 2 focused, 3 failed
 
     def __init__(self, camera_num: int = 0) -> None:
         if FakePicamera2.fail_open:
@@ -28,6 +31,12 @@ class FakePicamera2:
         self.controls: dict = {}
         self.is_mono = FakePicamera2.mono
         self.broken = False
+        # Picamera2.camera_controls: name -> (min, max, default)
+        self.camera_controls = ({"AfMode": (0, 2, 0), "LensPosition": (0.0, 15.0, 1.0)}
+                                if FakePicamera2.autofocus else {"ExposureTime": (1, 66666, None)})
+        self.lens = 1.0
+        self.scanning = 0
+        self.af_state = 0
         FakePicamera2.instances.append(self)
 
     def create_video_configuration(self, main=None, controls=None):
@@ -50,11 +59,22 @@ class FakePicamera2:
         return frame
 
     def capture_metadata(self):
-        return dict(METADATA)
+        meta = dict(METADATA)
+        if FakePicamera2.autofocus:
+            if self.scanning:
+                self.scanning -= 1
+                self.lens += 0.4  # the lens moves while it scans
+                self.af_state = 1 if self.scanning else FakePicamera2.scan_ends
+            meta.update({"AfState": self.af_state, "LensPosition": self.lens})
+        return meta
 
     def set_controls(self, controls):
         self.calls.append(("set_controls", dict(controls)))
         self.controls.update(controls)
+        if controls.get("AfTrigger") == 0 and self.controls.get("AfMode") == 1:
+            self.scanning, self.af_state = FakePicamera2.scan_frames, 1
+        if "LensPosition" in controls:
+            self.lens = controls["LensPosition"]
 
     def stop(self):
         self.calls.append(("stop",))
@@ -68,6 +88,9 @@ def picam(monkeypatch):
     monkeypatch.setattr(FakePicamera2, "instances", [])
     monkeypatch.setattr(FakePicamera2, "fail_open", False)
     monkeypatch.setattr(FakePicamera2, "mono", False)
+    monkeypatch.setattr(FakePicamera2, "autofocus", False)
+    monkeypatch.setattr(FakePicamera2, "scan_frames", 2)
+    monkeypatch.setattr(FakePicamera2, "scan_ends", 2)
     return FakePicamera2
 
 
@@ -122,6 +145,80 @@ def test_picamera_unlock_lets_auto_exposure_measure_again(picam, clock):
     assert cam.locked
 
 
+def test_picamera_focuses_once_on_the_tray_and_holds_the_lens(picam, clock):
+    picam.autofocus = True
+    cam = open_camera("picamera", settle_seconds=1.0, picamera2_class=picam, clock=clock)
+    fake = picam.instances[0]
+    assert ("set_controls", {"AfMode": 1, "AfTrigger": 0}) in fake.calls  # one scan, at start
+    cam.read()
+    assert cam.focus is None  # still settling
+    clock.advance(1.0)
+    cam.read()  # the scan still runs (the fake scans for 2 metadata reads)
+    assert cam.focus is None and fake.controls["AfMode"] == 1
+    cam.read()
+    cam.read()
+    # the scan ended: the lens is held where it stopped, in manual mode
+    assert cam.focus == pytest.approx(1.8)
+    assert fake.controls["AfMode"] == 0 and fake.controls["LensPosition"] == pytest.approx(1.8)
+    assert cam.settings["LensPosition"] == pytest.approx(1.8)
+    assert cam.profile_settings["lens_position"] == pytest.approx(1.8)
+    before = len(fake.calls)
+    clock.advance(60)
+    cam.read()  # no more scans, and no more focus calls, while the game goes on
+    assert fake.calls[before:] == []
+
+
+def test_picamera_holds_the_lens_even_when_autofocus_fails(picam, clock, caplog):
+    picam.autofocus = True
+    picam.scan_ends = 3  # failed
+    cam = open_camera("picamera", settle_seconds=0, picamera2_class=picam, clock=clock)
+    for _ in range(4):
+        cam.read()
+    assert cam.focus is not None and picam.instances[0].controls["AfMode"] == 0
+    assert "autofocus did not find the tray" in caplog.text
+
+
+def test_picamera_stops_waiting_for_a_scan_that_never_ends(picam, clock):
+    picam.autofocus = True
+    picam.scan_frames = 10_000
+    cam = open_camera("picamera", settle_seconds=1.0, picamera2_class=picam, clock=clock)
+    clock.advance(1.0)
+    cam.read()
+    assert cam.focus is None
+    clock.advance(5.0)  # settle_seconds + FOCUS_WAIT after the scan began
+    cam.read()
+    assert cam.focus is not None and picam.instances[0].controls["AfMode"] == 0
+
+
+def test_picamera_applies_a_profiles_lens_position_without_scanning(picam, clock):
+    picam.autofocus = True
+    settings = {"exposure_us": 8000, "lens_position": 2.5}
+    cam = open_camera("picamera", settings=settings, picamera2_class=picam, clock=clock)
+    fake = picam.instances[0]
+    assert fake.calls[0][2]["AfMode"] == 0 and fake.calls[0][2]["LensPosition"] == 2.5
+    assert not any(c[0] == "set_controls" and "AfTrigger" in c[1] for c in fake.calls)
+    assert cam.focus == 2.5 and cam.locked
+    # a lens position alone locks nothing else: auto exposure settles as without a profile
+    only_focus = open_camera("picamera", settings={"lens_position": 2.5}, settle_seconds=1.0,
+                             picamera2_class=picam, clock=clock)
+    assert not only_focus.locked and only_focus.focus == 2.5
+    # a camera without autofocus ignores the lens position
+    picam.autofocus = False
+    fixed = open_camera("picamera", settings=settings, picamera2_class=picam, clock=clock)
+    assert "AfMode" not in picam.instances[-1].calls[0][2] and fixed.focus is None
+
+
+def test_picamera_remeasuring_focuses_again(picam, clock):
+    picam.autofocus = True
+    cam = open_camera("picamera", settings={"lens_position": 2.5}, settle_seconds=0,
+                      picamera2_class=picam, clock=clock)
+    cam.unlock()  # the calibration's "re-measure": the camera may have moved
+    assert cam.focus is None and picam.instances[0].controls["AfTrigger"] == 0
+    for _ in range(4):
+        cam.read()
+    assert cam.focus is not None and cam.focus != 2.5
+
+
 @pytest.mark.parametrize(
     ("opts", "message"),
     [
@@ -129,6 +226,7 @@ def test_picamera_unlock_lets_auto_exposure_measure_again(picam, clock):
         ({"settings": {"shutter": 5}}, "unknown camera setting"),
         ({"settings": {"AnalogueGain": 0.1}}, "bad value"),
         ({"settings": {"ColourGains": [1.0]}}, "bad value"),
+        ({"settings": {"lens_position": -1}}, "bad value"),
     ],
 )
 def test_picamera_bad_options_are_input_errors(picam, opts, message):
@@ -234,10 +332,12 @@ def test_picamera_takes_a_calibration_profiles_camera_settings(picam, clock):
     cam = open_camera("picamera", settings=CameraSettings(9000, 1.2, (1.9, 1.5)),
                       picamera2_class=picam, clock=clock)
     assert cam.locked and picam.instances[0].controls["ExposureTime"] == 9000
-    assert cam.profile_settings == {"exposure_us": 9000, "analogue_gain": 1.2, "awb_gains": (1.9, 1.5)}
+    assert cam.profile_settings == {"exposure_us": 9000, "analogue_gain": 1.2, "awb_gains": (1.9, 1.5),
+                                    "lens_position": None}  # no autofocus: no lens to hold
     auto = open_camera("picamera", settings=CameraSettings(), settle_seconds=1.0,
                        picamera2_class=picam, clock=clock)
     assert not auto.locked  # all automatic: settle first, then lock what was found
     clock.advance(1.0)
     auto.read()
-    assert auto.profile_settings == {"exposure_us": 12000, "analogue_gain": 2.5, "awb_gains": (1.8, 1.4)}
+    assert auto.profile_settings == {"exposure_us": 12000, "analogue_gain": 2.5, "awb_gains": (1.8, 1.4),
+                                     "lens_position": None}

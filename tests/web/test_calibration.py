@@ -117,13 +117,15 @@ def test_lock_exposure_needs_a_camera_that_can_lock(setup):
 
     class LockingCamera:  # what hardware.camera's Picamera2 backend answers to lock()
         def lock(self):
-            return {"ExposureTime": 9000, "AnalogueGain": 1.25, "ColourGains": [1.9, 1.5]}
+            return {"ExposureTime": 9000, "AnalogueGain": 1.25, "ColourGains": [1.9, 1.5],
+                    "LensPosition": 2.25}
 
     keeper.camera = LockingCamera
     r = client.post("/api/calibration/lock", json={})
     assert r.status_code == 200 and r.json["camera_locked"] is True
     cam = keeper.profile.camera
     assert (cam.exposure_us, cam.analogue_gain, cam.awb_gains) == (9000, 1.25, (1.9, 1.5))
+    assert cam.lens_position == 2.25  # the focus the scan found: a restart skips the scan
 
 
 def test_mapping_leds_needs_a_strip(setup):

@@ -56,7 +56,7 @@ function renderCalib() {
       }}, [EVENT_ICON[f] ? icon(EVENT_ICON[f], 16) : null, " " + title(f) + " (" + (counts[f] || 0) + ")"]);
     })));
     box.appendChild(h("h2", {style: "margin-top:14px", text: "Exposure"}));
-    box.appendChild(h("p", {"class": "muted small", text: "With the table lit as for playing, lock the Pi camera's exposure and white balance so dice colours stay the same all evening."}));
+    box.appendChild(h("p", {"class": "muted small", text: "With the table lit as for playing, lock the Pi camera's exposure, white balance and focus so dice colours and pips stay the same all evening."}));
     box.appendChild(h("button", {"class": "btn small", type: "button", text: c.camera_locked ? "Lock again" : "Lock exposure", onclick: function () {
       post("/api/calibration/lock", {}).then(function () { toast("Exposure locked", true); renderCalib(); });
     }}));
