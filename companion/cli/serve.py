@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from companion.controller.runtime import build_runtime, load_keeper
     from web import create_app
-    from web.serving import lan_address, make_server
+    from web.serving import lan_addresses, local_name, make_server
 
     try:
         config = settings(args)
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
                       "TABLE_PIN": config.server.pin_code or None,
                       "CALIBRATION": runtime.calibration})
     server = make_server(app, host=config.server.host, port=config.server.port, phones=args.phones)
-    announce(app, config.server.host, server.effective_port, lan_address())
+    announce(app, config.server.host, server.effective_port, lan_addresses(), local_name())
     stopping = threading.Event()
 
     def shutdown(signum: int, _frame: Any) -> None:
@@ -97,14 +97,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def announce(app: Any, host: str, port: int, lan: str) -> None:
-    """Print the table code and join link (and the link as a QR code) for the table."""
+def announce(app: Any, host: str, port: int, lans: list[str], name: str | None = None) -> None:
+    """Print the table code and join link (and the link as a QR code) for the table; the
+    other addresses phones may reach it at (another network, HOSTNAME.local) below."""
     import segno
 
     pin = app.extensions["dragon_farkle"].pin
-    shown = lan if host in ("0.0.0.0", "::", "") else host
+    everywhere = host in ("0.0.0.0", "::", "")
+    shown = lans[0] if everywhere else host
     link = f"http://{shown}:{port}/?code={pin}"
     print(f"Dragon Farkle table is open: http://{shown}:{port}/", flush=True)
+    if everywhere:
+        others = [f"http://{a}:{port}/" for a in [*lans[1:], *([name] if name else [])]]
+        if others:
+            print(f"  also: {'  '.join(others)}", flush=True)
     print(f"Table code: {pin}   (join link: {link})", flush=True)
     try:
         segno.make(link, error="m").terminal(out=sys.stdout, compact=True)
