@@ -1,6 +1,7 @@
 """The Pi install files: the systemd unit (package data) and scripts/install-pi."""
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -78,3 +79,67 @@ def test_the_pi_configuration_the_script_writes_loads(tmp_path):
     path = tmp_path / "companion.toml"
     path.write_text(pi_config_text())
     assert load_config(path).camera.spec == "picamera"
+
+
+HOTSPOT = SCRIPT.parent / "pi-hotspot"
+FAKE_NMCLI = """#!/bin/sh
+# nmcli as far as pi-hotspot uses it: each call logged, connections kept in a file
+echo "$*" >> "$LOG"
+case "$1 $2" in
+  "-t -f") cat "$STATE" 2>/dev/null ;;
+  "connection add") echo "$8" >> "$STATE" ;;  # con-name NAME
+  "connection delete") grep -vx "$3" "$STATE" > "$STATE.new"; mv "$STATE.new" "$STATE" ;;
+esac
+"""
+
+
+def run_hotspot(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, list[str]]:
+    nmcli = tmp_path / "nmcli"
+    nmcli.write_text(FAKE_NMCLI)
+    nmcli.chmod(0o755)
+    log = tmp_path / "log"
+    env = {"PATH": "/usr/bin:/bin", "NMCLI": str(nmcli), "LOG": str(log),
+           "STATE": str(tmp_path / "state")}
+    result = subprocess.run(["bash", str(HOTSPOT), *args], capture_output=True, text=True,
+                            env=env, timeout=60, check=False)
+    calls = log.read_text().splitlines() if log.exists() else []
+    log.unlink(missing_ok=True)
+    return result, calls
+
+
+@pytest.mark.skipif(not HOTSPOT.exists(), reason="scripts/pi-hotspot is only in a checkout")
+@pytest.mark.skipif(os.geteuid() != 0, reason="pi-hotspot refuses to run without root")
+def test_the_pi_hotspot_is_a_wpa2_access_point_that_yields_to_known_networks(tmp_path):
+    result, calls = run_hotspot(tmp_path, "Our table", "dragons!")
+    assert result.returncode == 0, result.stderr
+    add = next(c for c in calls if c.startswith("connection add"))
+    for words in ("ifname wlan0 con-name dragon-farkle ssid Our table",
+                  "connection.autoconnect yes connection.autoconnect-priority -10",
+                  "802-11-wireless.mode ap", "ipv4.method shared ipv4.addresses 10.42.0.1/24",
+                  "wifi-sec.key-mgmt wpa-psk wifi-sec.proto rsn", "wifi-sec.psk dragons!"):
+        assert words in add, words
+    assert not any(c.startswith("connection up") for c in calls)  # not now: SSH stays up
+    assert "http://10.42.0.1:8000/" in result.stdout and "password: dragons!" in result.stdout
+    # again, now, with a random password: the old connection is replaced, then opened
+    result, calls = run_hotspot(tmp_path, "--now")
+    assert result.returncode == 0, result.stderr
+    assert calls[1] == "connection delete dragon-farkle"
+    assert "ssid dragon-farkle" in calls[2] and calls[-1] == "connection up dragon-farkle"
+    password = re.search(r"password: (\S+)\)", result.stdout).group(1)
+    assert len(password) == 10 and f"wifi-sec.psk {password}" in calls[2]
+    result, calls = run_hotspot(tmp_path, "--off")
+    assert result.returncode == 0 and calls[-1] == "connection delete dragon-farkle"
+    assert (tmp_path / "state").read_text() == ""
+
+
+@pytest.mark.skipif(not HOTSPOT.exists(), reason="scripts/pi-hotspot is only in a checkout")
+@pytest.mark.skipif(os.geteuid() != 0, reason="pi-hotspot refuses to run without root")
+@pytest.mark.parametrize(("args", "words"), [
+    (("table", "short"), "8 to 63 characters"),
+    (("x" * 33,), "1 to 32 characters"),
+    (("--bogus",), "unknown option"),
+])
+def test_the_pi_hotspot_refuses_bad_input_and_changes_nothing(tmp_path, args, words):
+    result, calls = run_hotspot(tmp_path, *args)
+    assert result.returncode == 2 and words in result.stderr
+    assert calls == []
