@@ -7,12 +7,17 @@ change nothing (the table checks through the engine before storing).
 from __future__ import annotations
 
 import hmac
+import json
+import logging
+from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Response, abort, jsonify, request, session
 
 from web import table_app
 from web.errors import NotJoined
+
+log = logging.getLogger(__name__)
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -132,10 +137,37 @@ def record() -> Response:
 
 @bp.get("/code")
 def code() -> Response:
-    """The table code and join link, for phones already joined (to show the others)."""
+    """The table code and join link, for phones already joined (to show the others), and
+    the name of the table's own Wi-Fi network when it has one (scripts/pi-hotspot)."""
     if not joined():
         raise NotJoined()
-    return jsonify(pin=table_app().pin, link=join_link())
+    network = own_network()
+    return jsonify(pin=table_app().pin, link=join_link(),
+                   wifi=None if network is None else network["name"])
+
+
+WIFI_FILE = "wifi.json"  # written by scripts/pi-hotspot into the data folder
+
+
+def own_network() -> dict[str, str] | None:
+    """{"name", "password"} of the Wi-Fi network the Pi opens itself (DATA/wifi.json,
+    scripts/pi-hotspot), or None: none set up, or a file that is not such a network."""
+    from flask import current_app
+
+    path = Path(current_app.config["DATA_DIR"]) / WIFI_FILE
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as err:
+        log.warning("%s: not read (%s)", path, err)
+        return None
+    name, password = (doc.get(k) if isinstance(doc, dict) else None for k in ("name", "password"))
+    if not (isinstance(name, str) and 1 <= len(name) <= 32
+            and isinstance(password, str) and 8 <= len(password) <= 63):
+        log.warning("%s: needs a name of 1-32 and a password of 8-63 characters", path)
+        return None
+    return {"name": name, "password": password}
 
 
 def join_link() -> str:

@@ -4,10 +4,11 @@ from __future__ import annotations
 import io
 
 import segno
-from flask import Blueprint, Response, current_app, render_template
+import segno.helpers
+from flask import Blueprint, Response, abort, current_app, render_template
 
 from web import table_app
-from web.api import join_link, joined
+from web.api import join_link, joined, own_network
 from web.errors import NotJoined
 
 bp = Blueprint("page", __name__)
@@ -29,4 +30,20 @@ def qr() -> Response:
         raise NotJoined()
     out = io.BytesIO()
     segno.make(join_link(), error="m").save(out, kind="svg", scale=6, border=2, dark="#1b1430")
+    return Response(out.getvalue(), mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/wifi.svg")
+def wifi_qr() -> Response:
+    """A QR code that joins the table's own Wi-Fi network (scripts/pi-hotspot), for joined
+    phones to show the others: a phone's camera offers to join it."""
+    if not joined():
+        raise NotJoined()
+    network = own_network()
+    if network is None:
+        abort(404, "This table has no Wi-Fi network of its own (scripts/pi-hotspot makes one).")
+    out = io.BytesIO()
+    segno.helpers.make_wifi(ssid=network["name"], password=network["password"],
+                            security="WPA").save(out, kind="svg", scale=6, border=2,
+                                                 dark="#1b1430")
     return Response(out.getvalue(), mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})

@@ -1,6 +1,7 @@
 """The Pi install files: the systemd unit (package data) and scripts/install-pi."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -98,8 +99,9 @@ def run_hotspot(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess
     nmcli.write_text(FAKE_NMCLI)
     nmcli.chmod(0o755)
     log = tmp_path / "log"
+    (tmp_path / "data").mkdir(exist_ok=True)
     env = {"PATH": "/usr/bin:/bin", "NMCLI": str(nmcli), "LOG": str(log),
-           "STATE": str(tmp_path / "state")}
+           "STATE": str(tmp_path / "state"), "STATE_DIR": str(tmp_path / "data")}
     result = subprocess.run(["bash", str(HOTSPOT), *args], capture_output=True, text=True,
                             env=env, timeout=60, check=False)
     calls = log.read_text().splitlines() if log.exists() else []
@@ -120,6 +122,10 @@ def test_the_pi_hotspot_is_a_wpa2_access_point_that_yields_to_known_networks(tmp
         assert words in add, words
     assert not any(c.startswith("connection up") for c in calls)  # not now: SSH stays up
     assert "http://10.42.0.1:8000/" in result.stdout and "password: dragons!" in result.stdout
+    # for the phones' Table tab, readable by the table's user only
+    wifi = tmp_path / "data" / "wifi.json"
+    assert json.loads(wifi.read_text()) == {"name": "Our table", "password": "dragons!"}
+    assert wifi.stat().st_mode & 0o777 == 0o640
     # again, now, with a random password: the old connection is replaced, then opened
     result, calls = run_hotspot(tmp_path, "--now")
     assert result.returncode == 0, result.stderr
@@ -129,7 +135,7 @@ def test_the_pi_hotspot_is_a_wpa2_access_point_that_yields_to_known_networks(tmp
     assert len(password) == 10 and f"wifi-sec.psk {password}" in calls[2]
     result, calls = run_hotspot(tmp_path, "--off")
     assert result.returncode == 0 and calls[-1] == "connection delete dragon-farkle"
-    assert (tmp_path / "state").read_text() == ""
+    assert (tmp_path / "state").read_text() == "" and not wifi.exists()
 
 
 @pytest.mark.skipif(not HOTSPOT.exists(), reason="scripts/pi-hotspot is only in a checkout")

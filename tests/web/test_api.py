@@ -1,6 +1,8 @@
 """The JSON API through Flask's test client, including every kind of bad input."""
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from companion.rules import checkpoint, new_game
@@ -157,8 +159,30 @@ def test_record_export_and_evidence(game):
 def test_code_and_qr_for_joined_phones(game):
     code = game.get("/api/code").json
     assert code["pin"] == PIN and code["link"].endswith(f"/?code={PIN}")
+    assert code["wifi"] is None  # no Wi-Fi network of its own
     r = game.get("/qr.svg")
     assert r.status_code == 200 and r.mimetype == "image/svg+xml" and b"<svg" in r.data
+    assert game.get("/wifi.svg").status_code == 404
+
+
+def test_the_tables_own_wifi_is_shown_as_a_qr_code_to_joined_phones(app, player, tmp_path):
+    import json
+
+    import segno.helpers
+
+    (tmp_path / "wifi.json").write_text(json.dumps({"name": "Our table", "password": "dragons!"}))
+    assert player.get("/api/code").json["wifi"] == "Our table"
+    r = player.get("/wifi.svg")
+    assert r.status_code == 200 and r.mimetype == "image/svg+xml"
+    # the very QR code a phone's camera reads as "join Our table with dragons!"
+    want = segno.helpers.make_wifi(ssid="Our table", password="dragons!", security="WPA")
+    out = io.BytesIO()
+    want.save(out, kind="svg", scale=6, border=2, dark="#1b1430")
+    assert r.data == out.getvalue()
+    assert app.test_client().get("/wifi.svg").status_code == 403  # watchers: no password
+    (tmp_path / "wifi.json").write_text(json.dumps({"name": "Our table", "password": "short"}))
+    assert player.get("/api/code").json["wifi"] is None  # not a WPA2 password: not shown
+    assert player.get("/wifi.svg").status_code == 404
 
 
 def test_the_page_and_its_assets_are_local(client):

@@ -410,3 +410,26 @@ def test_other_opens_the_face_picker_on_the_unsure_die(live_server, phone):
     expect(page.locator("#unsure .unsure-die")).to_contain_text("No die")
     # five dice and the Event die where six are rolled: not playable as marked
     expect(page.locator("#pending .btn.good")).to_be_disabled()
+
+
+def test_the_table_tab_shows_the_tables_own_wifi_before_the_table(live_server, phone):
+    # scripts/pi-hotspot leaves the Pi's network in the data folder: a joined phone shows
+    # the others how to join it first, then the table.
+    import json
+    from pathlib import Path
+
+    from playwright.sync_api import expect
+
+    base, app = live_server
+    (Path(app.config["DATA_DIR"]) / "wifi.json").write_text(
+        json.dumps({"name": "Our table", "password": "dragons!"}))
+    page = phone()
+    page.goto(f"{base}/?code={PIN}")
+    page.locator("nav button[data-tab=table]").tap()
+    expect(page.locator("#code")).to_have_text(PIN)
+    wifi = page.locator("#wifi-join img.qr")
+    expect(wifi).to_be_visible()
+    page.wait_for_function("document.querySelector('#wifi-join img.qr').naturalWidth > 0")
+    expect(page.locator("#wifi-join")).to_contain_text("join the table's Wi-Fi “Our table”")
+    expect(page.locator("#join")).to_contain_text("2. Then scan this to open the table")
+    assert page.locator("#join img.qr").count() == 2

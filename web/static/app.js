@@ -734,9 +734,19 @@ function renderJoin() {
     box.appendChild(h("h2", {text: "Table code"}));
     var code = h("div", {"class": "code", id: "code", text: "····"});
     box.appendChild(code);
+    var wifi = h("div", {id: "wifi-join"});
+    box.appendChild(wifi);
     box.appendChild(h("img", {"class": "qr", src: "/qr.svg?t=" + Date.now(), alt: "QR code: join this table"}));
-    box.appendChild(h("p", {"class": "muted small", style: "text-align:center", text: "Friends scan this (same Wi-Fi) to join and play."}));
-    fetch("/api/code", {credentials: "same-origin"}).then(function (r) { return r.json(); }).then(function (d) { if (d.pin) code.textContent = d.pin; });
+    var hint = h("p", {"class": "muted small", style: "text-align:center", text: "Friends scan this (same Wi-Fi) to join and play."});
+    box.appendChild(hint);
+    fetch("/api/code", {credentials: "same-origin"}).then(function (r) { return r.json(); }).then(function (d) {
+      if (d.pin) code.textContent = d.pin;
+      if (!d.wifi) return;
+      // The table's own Wi-Fi (scripts/pi-hotspot): join it first, then the table.
+      wifi.appendChild(h("img", {"class": "qr", src: "/wifi.svg?t=" + Date.now(), alt: "QR code: join the Wi-Fi " + d.wifi}));
+      wifi.appendChild(h("p", {"class": "muted small", style: "text-align:center", text: "1. Scan this to join the table's Wi-Fi “" + d.wifi + "”."}));
+      hint.textContent = "2. Then scan this to open the table and play.";
+    });
     return;
   }
   box.appendChild(h("h2", {text: "Join the table"}));
