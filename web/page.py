@@ -28,9 +28,7 @@ def qr() -> Response:
     """The join link (with the table code) as a QR code, for joined phones to show others."""
     if not joined():
         raise NotJoined()
-    out = io.BytesIO()
-    segno.make(join_link(), error="m").save(out, kind="svg", scale=6, border=2, dark="#1b1430")
-    return Response(out.getvalue(), mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
+    return _svg(segno.make(join_link(), error="m"))
 
 
 @bp.get("/wifi.svg")
@@ -42,8 +40,12 @@ def wifi_qr() -> Response:
     network = own_network()
     if network is None:
         abort(404, "This table has no Wi-Fi network of its own (scripts/pi-hotspot makes one).")
+    return _svg(segno.helpers.make_wifi(ssid=network["name"], password=network["password"],
+                                        security="WPA"))
+
+
+def _svg(code: segno.QRCode) -> Response:
+    """A QR code as the page shows it (an SVG in the page's dark ink), never cached."""
     out = io.BytesIO()
-    segno.helpers.make_wifi(ssid=network["name"], password=network["password"],
-                            security="WPA").save(out, kind="svg", scale=6, border=2,
-                                                 dark="#1b1430")
+    code.save(out, kind="svg", scale=6, border=2, dark="#1b1430")
     return Response(out.getvalue(), mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
