@@ -32,6 +32,10 @@ def make_server(app: Flask, *, host: str = "0.0.0.0", port: int = 8000, phones: 
     )
 
 
+# Bridges of containers and virtual machines: no phone reaches the table there.
+VIRTUAL_INTERFACES = ("docker", "br-", "veth", "virbr", "lxc", "podman")
+
+
 def lan_address() -> str:
     """This machine's address on the local network (for the printed join link)."""
     return lan_addresses()[0]
@@ -70,8 +74,9 @@ def interface_addresses(ip_output: str | None = None) -> list[str]:
                                        check=False).stdout
         except (OSError, subprocess.SubprocessError):
             return []
-    return [a for a in re.findall(r"\binet (\d+\.\d+\.\d+\.\d+)/", ip_output)
-            if not a.startswith("127.")]
+    found = re.findall(r"^\d+:\s+(\S+)\s+inet (\d+\.\d+\.\d+\.\d+)/", ip_output, re.MULTILINE)
+    return [a for name, a in found
+            if not a.startswith("127.") and not name.startswith(VIRTUAL_INTERFACES)]
 
 
 def local_name(*, avahi_pid: Path = Path("/run/avahi-daemon/pid")) -> str | None:
