@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,9 @@ ROTATIONS = (0, 90, 180, 270)
 
 class CalibrationError(ValueError):
     """A calibration request that cannot be applied (the message says why)."""
+
+
+REMEASURE_MARGIN = 0.3  # seconds past the camera's settle time before locking again
 
 
 class ProfileKeeper:
@@ -30,6 +34,7 @@ class ProfileKeeper:
         self.event_frames: dict[str, list[Any]] = {}  # Event-die face pictures taken so far
         self.camera: Callable[[], Any] = lambda: None  # the open camera (set by the runtime)
         self.lights: Any = None  # the TableLights (set by the runtime when LEDs are on)
+        self.sleep: Callable[[float], None] = time.sleep  # injectable for the tests
 
     @property
     def profile(self) -> Any:
@@ -114,13 +119,19 @@ class ProfileKeeper:
             "event_frames": {f: len(frames.get(f, [])) for f in EVENT_FACES}}
 
     def lock_exposure(self) -> dict[str, Any]:
-        """Freeze the Pi camera's exposure and white balance now, and keep them in the profile,
-        with the lens position its autofocus found (a restart then skips the scan)."""
+        """Freeze the Pi camera's exposure and white balance as the light is now, and keep
+        them in the profile, with the lens position its autofocus found (a restart then
+        skips the scan). A camera locked before measures again first ("Lock again" after the
+        light changed would otherwise keep the old values): back to automatic for its settle
+        time (and a new focus scan), then locked."""
         from calibration.profile import CameraSettings
 
         camera = self.camera()
         if camera is None or not callable(getattr(camera, "lock", None)):
             raise CalibrationError("Only the Pi camera can lock its exposure; this camera adjusts itself.")
+        if getattr(camera, "locked", False) and callable(getattr(camera, "unlock", None)):
+            camera.unlock()
+            self.sleep(float(getattr(camera, "settle_seconds", 1.0)) + REMEASURE_MARGIN)
         values = camera.lock()
         gains = values.get("ColourGains")
         self._replace(camera=CameraSettings(

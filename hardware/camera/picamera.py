@@ -227,6 +227,11 @@ class PiCamera(Camera):
         return self._locked is not None
 
     @property
+    def settle_seconds(self) -> float:
+        """How long auto exposure runs before it is locked (and a focus scan may take)."""
+        return self._settle
+
+    @property
     def focus(self) -> float | None:
         """The lens position held (dioptres), or None: no autofocus, or its scan still runs."""
         return self._focus

@@ -128,6 +128,38 @@ def test_lock_exposure_needs_a_camera_that_can_lock(setup):
     assert cam.lens_position == 2.25  # the focus the scan found: a restart skips the scan
 
 
+def test_lock_again_measures_the_light_again_first(setup):
+    # A locked camera keeps its values: "Lock again" after the light changed must let auto
+    # exposure (and autofocus) measure again before locking, not read back the old lock.
+    _, client, keeper, _ = setup
+    calls: list = []
+
+    class PiCameraLike:
+        settle_seconds = 1.0
+        locked = False
+        exposure = 9000
+
+        def lock(self):
+            calls.append("lock")
+            self.locked = True
+            return {"ExposureTime": self.exposure, "AnalogueGain": 1.0}
+
+        def unlock(self):
+            calls.append("unlock")
+            self.locked = False
+            self.exposure = 4000  # the room got brighter: auto exposure finds less
+
+    camera = PiCameraLike()
+    keeper.camera = lambda: camera
+    keeper.sleep = lambda seconds: calls.append(("sleep", seconds))
+    assert client.post("/api/calibration/lock", json={}).status_code == 200
+    assert calls == ["lock"] and keeper.profile.camera.exposure_us == 9000
+    calls.clear()
+    assert client.post("/api/calibration/lock", json={}).status_code == 200
+    assert calls == ["unlock", ("sleep", 1.3), "lock"]
+    assert keeper.profile.camera.exposure_us == 4000
+
+
 def test_mapping_leds_needs_a_strip(setup):
     _, client, _, _ = setup
     r = client.post("/api/calibration/leds", json={})

@@ -57,9 +57,13 @@ function renderCalib() {
     })));
     box.appendChild(h("h2", {style: "margin-top:14px", text: "Exposure"}));
     box.appendChild(h("p", {"class": "muted small", text: "With the table lit as for playing, lock the Pi camera's exposure, white balance and focus so dice colours and pips stay the same all evening."}));
-    box.appendChild(h("button", {"class": "btn small", type: "button", text: c.camera_locked ? "Lock again" : "Lock exposure", onclick: function () {
-      post("/api/calibration/lock", {}).then(function () { toast("Exposure locked", true); renderCalib(); });
-    }}));
+    var lockBtn = h("button", {"class": "btn small", type: "button", text: c.camera_locked ? "Lock again" : "Lock exposure", onclick: function () {
+      // Locking again measures the light first: a second or two.
+      lockBtn.disabled = true; lockBtn.textContent = "Measuring the light…";
+      post("/api/calibration/lock", {}).then(function () { toast("Exposure locked", true); renderCalib(); },
+        function () { renderCalib(); });
+    }});
+    box.appendChild(lockBtn);
     box.appendChild(h("h2", {style: "margin-top:14px", text: "LEDs along the tray"}));
     box.appendChild(h("p", {"class": "muted small", text: "Empty the tray and keep the camera still: each tray LED lights in turn so the camera learns where it is (a few seconds)."}));
     var ledBtn = h("button", {"class": "btn small", type: "button", text: c.leds ? "Map again (" + c.leds + " mapped)" : "Map the LEDs", onclick: function () {
