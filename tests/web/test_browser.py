@@ -433,3 +433,48 @@ def test_the_table_tab_shows_the_tables_own_wifi_before_the_table(live_server, p
     expect(page.locator("#wifi-join")).to_contain_text("join the table's Wi-Fi “Our table”")
     expect(page.locator("#join")).to_contain_text("2. Then scan this to open the table")
     assert page.locator("#join img.qr").count() == 2
+
+
+def test_random_taps_never_break_the_page(live_server, phone):
+    # A few hundred taps on whatever buttons the page shows (seeded), with camera reads
+    # (sure and unsure) arriving meanwhile: no script error, and the page still follows
+    # the table afterwards.
+    import random
+
+    from playwright.sync_api import expect
+
+    from vision.types import Die, Reading
+
+    base, app = live_server
+    table = app.extensions["dragon_farkle"].table
+    table.new_game({"players": ["Ann", "Bo"]})
+    page = phone()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{base}/?code={PIN}")
+    expect(page.locator("#who")).to_contain_text("Playing")
+    rng = random.Random(13)
+    frame = np.full((480, 640, 3), 70, np.uint8)
+    for i in range(250):
+        if i % 15 == 7:  # the camera reads the dice in hand, sometimes unsure of one
+            n = table.state().get("dice_in_hand") or 6
+            dice = [Die("soldier", rng.randint(1, 6), (60.0 + 80 * k, 100.0),
+                        (48 + 80 * k, 88, 24, 24), 0.5 if k == 0 and rng.random() < 0.5 else 0.97,
+                        choices=(rng.randint(1, 6),)) for k in range(n)]
+            dice.append(Die("event", rng.choice(["blank", "dragon", "rally"]), (500.0, 400.0),
+                            (488, 388, 24, 24), 0.97))
+            table.handle_reading(Reading(tuple(dice), ()), frame)
+        buttons = page.locator("button:visible, nav button, label[data-event]:visible")
+        count = buttons.count()
+        if not count:
+            continue
+        target = buttons.nth(rng.randrange(count))
+        try:
+            target.click(timeout=1000, no_wait_after=True)
+        except Exception:  # noqa: BLE001 - covered by a dialog, gone meanwhile: tap another
+            continue
+    # still following the table: a step from elsewhere shows up
+    table.new_game({"players": ["Cy", "Di"]})
+    page.locator("nav button[data-tab=play]").click()
+    expect(prompt(page)).to_contain_text("Cy chooses")
+    assert not errors, sorted(set(errors))

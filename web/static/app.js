@@ -82,8 +82,13 @@ function post(path, body, withPosition) {
         return data;
       });
     })
-    .catch(function (e) { toast(e.message); throw e; });
+    .catch(function (e) { toast(e.message); e.shown = true; throw e; });
 }
+/* A refusal is shown as a toast where it happens (post, above): the callers that have
+   nothing more to do about it need not catch it, and it is no script error. */
+window.addEventListener("unhandledrejection", function (e) {
+  if (e.reason && e.reason.shown) e.preventDefault();
+});
 function send(step) { return post("/api/steps", step, true); }
 function sendAll(steps) {  /* e.g. "roll again" then the roll: one after the other */
   return steps.reduce(function (p, s) { return p.then(function () { return send(s); }); }, Promise.resolve());
