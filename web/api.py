@@ -9,6 +9,7 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 
 def joined() -> bool:
     """True when this phone's cookie holds the current table code."""
-    return hmac.compare_digest(str(session.get("pin", "")), table_app().pin)
+    return hmac.compare_digest(str(session.get("pin", "")).encode(), table_app().pin.encode())
 
 
 @bp.before_request
@@ -59,7 +60,10 @@ def state() -> Response:
 def join() -> Response:
     data = body()
     pin = str(data.get("pin", "")).strip() if isinstance(data, dict) else ""
-    if not hmac.compare_digest(pin, table_app().pin):
+    # A phone keyboard may type another script's digits ("٢٤٦٨", "２４６８"): the same code.
+    pin = "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in pin)
+    # As bytes: compare_digest refuses str with other characters than ASCII.
+    if not hmac.compare_digest(pin.encode(), table_app().pin.encode()):
         return jsonify(error="That is not the table code. Look at a joined phone or the Pi's log."), 403
     session.permanent = True
     session["pin"] = pin

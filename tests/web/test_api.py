@@ -52,12 +52,16 @@ def test_every_post_but_join_needs_the_code(client, path):
     assert "table code" in r.json["error"]
 
 
-def test_wrong_code_is_refused_and_does_not_admit(client):
+def test_wrong_code_is_refused_and_does_not_admit(app, client):
     r = client.post("/api/join", json={"pin": "0000"})
     assert r.status_code == 403 and "not the table code" in r.json["error"]
     assert client.post("/api/games", json={"players": ["A", "B"]}).status_code == 403
     assert client.post("/api/join", json={"nope": 1}).status_code == 403
     assert client.post("/api/join", json=[PIN]).status_code == 403
+    r = client.post("/api/join", json={"pin": "24🐉8"})  # not ASCII: a wrong code, no crash
+    assert r.status_code == 403 and "not the table code" in r.json["error"]
+    for pin in ("٢٤٦٨", "２４６８"):  # another script's digits, from a phone's keyboard
+        assert app.test_client().post("/api/join", json={"pin": pin}).status_code == 200
 
 
 def test_watchers_see_the_game_but_cannot_act(app, game):
