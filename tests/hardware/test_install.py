@@ -98,9 +98,12 @@ def run_hotspot(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess
     nmcli = tmp_path / "nmcli"
     nmcli.write_text(FAKE_NMCLI)
     nmcli.chmod(0o755)
+    apt = tmp_path / "apt-get"  # logs what it would install
+    apt.write_text('#!/bin/sh\necho "apt-get $*" >> "$LOG"\n')
+    apt.chmod(0o755)
     log = tmp_path / "log"
     (tmp_path / "data").mkdir(exist_ok=True)
-    env = {"PATH": "/usr/bin:/bin", "NMCLI": str(nmcli), "LOG": str(log),
+    env = {"PATH": "/usr/bin:/bin", "NMCLI": str(nmcli), "APT_GET": str(apt), "LOG": str(log),
            "STATE": str(tmp_path / "state"), "STATE_DIR": str(tmp_path / "data")}
     result = subprocess.run(["bash", str(HOTSPOT), *args], capture_output=True, text=True,
                             env=env, timeout=60, check=False)
@@ -114,6 +117,8 @@ def run_hotspot(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess
 def test_the_pi_hotspot_is_a_wpa2_access_point_that_yields_to_known_networks(tmp_path):
     result, calls = run_hotspot(tmp_path, "Our table", "dragons!")
     assert result.returncode == 0, result.stderr
+    if shutil.which("dnsmasq", path="/usr/sbin:/usr/bin:/sbin:/bin") is None:
+        assert "apt-get install -y --no-install-recommends dnsmasq-base" in calls
     add = next(c for c in calls if c.startswith("connection add"))
     for words in ("ifname wlan0 con-name dragon-farkle ssid Our table",
                   "connection.autoconnect yes connection.autoconnect-priority -10",
@@ -129,6 +134,7 @@ def test_the_pi_hotspot_is_a_wpa2_access_point_that_yields_to_known_networks(tmp
     # again, now, with a random password: the old connection is replaced, then opened
     result, calls = run_hotspot(tmp_path, "--now")
     assert result.returncode == 0, result.stderr
+    calls = [c for c in calls if not c.startswith("apt-get")]
     assert calls[1] == "connection delete dragon-farkle"
     assert "ssid dragon-farkle" in calls[2] and calls[-1] == "connection up dragon-farkle"
     password = re.search(r"password: (\S+)\)", result.stdout).group(1)
