@@ -228,7 +228,7 @@ class PiCamera(Camera):
 
     @property
     def settle_seconds(self) -> float:
-        """How long auto exposure runs before it is locked (and a focus scan may take)."""
+        """How long auto exposure runs before it is locked (and before a focus scan is checked)."""
         return self._settle
 
     @property
