@@ -218,3 +218,62 @@ def test_an_iphone_and_an_android_phone_at_one_table(live_server, webkit, phone)
     android.locator("#enter-roll").tap()
     until(iphone, lambda d: d.find_elements(
         By.CSS_SELECTOR, "#controls button[data-step='{\"set_aside\":[1,1]}']"))
+
+
+RANDOM_TAPS = """
+var errors = window.__errors = window.__errors || [];
+if (!window.__watching) {
+  window.__watching = true;
+  window.addEventListener("error", function (e) { errors.push(String(e.message)); });
+  window.addEventListener("unhandledrejection", function (e) {
+    if (!e.defaultPrevented) errors.push("rejection: " + String(e.reason && e.reason.message || e.reason));
+  });
+}
+window.confirm = function () { return false; };  // "Start a new game?": keep this one
+var seed = arguments[0], taps = arguments[1], done = 0;
+function next() { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; }
+for (var i = 0; i < taps; i++) {
+  var shown = Array.prototype.filter.call(document.querySelectorAll("button, label[data-event]"),
+    function (b) { return b.offsetParent !== null && !b.disabled; });
+  if (!shown.length) continue;
+  shown[Math.floor(next() * shown.length)].click();
+  done++;
+}
+return done;
+"""
+
+
+def test_random_taps_never_break_the_page_on_an_iphone_engine(live_server, webkit):
+    # Seeded random taps on whatever the page shows, in bursts, with camera reads (sure and
+    # unsure) arriving between them: no script error in WebKit, and the page still follows
+    # the table afterwards. (Listeners added after the page loaded: what happens on load
+    # is covered by the other tests.)
+    import random
+
+    import numpy as np
+
+    from vision.types import Die, Reading
+
+    base, app = live_server
+    table = app.extensions["dragon_farkle"].table
+    table.new_game({"players": ["Ann", "Bo"]})
+    page = webkit()
+    page.get(f"{base}/?code={PIN}")
+    until(page, lambda d: "Playing" in text_of(d, "#who"))
+    rng = random.Random(13)
+    frame = np.full((480, 640, 3), 70, np.uint8)
+    tapped = 0
+    for burst in range(25):
+        n = table.state().get("dice_in_hand") or 6
+        dice = [Die("soldier", rng.randint(1, 6), (60.0 + 80 * k, 100.0), (48 + 80 * k, 88, 24, 24),
+                    0.5 if k == 0 and rng.random() < 0.5 else 0.97, choices=(rng.randint(1, 6),))
+                for k in range(n)]
+        dice.append(Die("event", rng.choice(["blank", "dragon", "rally"]), (500.0, 400.0),
+                        (488, 388, 24, 24), 0.97))
+        table.handle_reading(Reading(tuple(dice), ()), frame)
+        tapped += page.execute_script(RANDOM_TAPS, 1000 + burst, 8)
+        page.execute_script("return new Promise(function (r) { setTimeout(r, 150); });")
+    assert tapped > 150
+    table.new_game({"players": ["Cy", "Di"]})
+    until(page, lambda d: "Cy" in text_of(d, "#players") or "Cy chooses" in text_of(d, "#turn"))
+    assert page.execute_script("return window.__errors") == []
