@@ -1,7 +1,7 @@
 """The phone page in WebKit, the engine of Safari and of every browser on an iPhone:
-a whole short game by tapping, joining, a typed roll, the live update from the table, the camera's question answered
-with one tap or marked on its photo, the tray framed by tapping its corners, and a
-WebKit phone and a Chromium phone at one table.
+a whole short game by tapping, joining, a typed roll, the live update from the table, the
+camera's question answered with one tap or marked on its photo, the tray framed by tapping
+its corners, a WebKit phone and a Chromium phone at one table, and random taps.
 (WebKitGTK on a virtual screen, not Safari itself: the same engine, another port.)"""
 from __future__ import annotations
 
