@@ -87,8 +87,10 @@ def summarise(reading: Any, expect: Expectation, *, min_confidence: float) -> Se
     if len(events) > 1:
         doubts.append("more than one Event die seen")
     if expect.color:
+        # Another player's roll shows in most of the dice; one die whose colour reads as
+        # another (a marbled die, a colour between two names) is no reason to ask.
         wrong = sum(n for c, n in colors.items() if c != expect.color)
-        if wrong:
+        if wrong and 2 * wrong >= sum(colors.values()):
             doubts.append(f"{_dice(wrong)} not {expect.player}'s colour ({expect.color})")
     event = events[0] if len(events) == 1 else None
     return Seen(tuple(sorted(faces)), event, len(events), tuple(doubts))

@@ -64,3 +64,20 @@ def test_the_reasons_read_as_sentences(fakes):
     verdict = interpret(reading, expect())
     assert verdict.reason == ("A die could not be read surely: check its face. 5 dice read "
                               "with low confidence. Saw 5 soldier dice, expected 6.")
+
+
+def test_another_players_roll_asks_but_one_die_read_another_colour_does_not(fakes):
+    from vision.types import Reading
+
+    def rolled(colors):
+        dice = [fakes.soldier(f, 10.0 * f, color=c) for f, c in zip([1, 2, 3, 4, 5, 6], colors)]
+        return Reading(dice=(*dice, fakes.event("blank")), warnings=())
+
+    red = expect(color="red")
+    assert interpret(rolled(["red"] * 6), red).kind == "apply"
+    assert interpret(rolled(["red"] * 5 + ["purple"]), red).kind == "apply"  # one marbled die
+    verdict = interpret(rolled(["blue"] * 6), red)
+    assert verdict.kind == "ask" and "6 dice not Jane's colour (red)" in verdict.reason
+    verdict = interpret(rolled(["blue"] * 3 + ["red"] * 3), red)  # half of them: ask
+    assert verdict.kind == "ask" and "3 dice not Jane's colour" in verdict.reason
+    assert interpret(rolled([None] * 5 + ["blue"]), red).kind == "ask"  # the one named: another
