@@ -155,3 +155,12 @@ def test_the_pi_hotspot_refuses_bad_input_and_changes_nothing(tmp_path, args, wo
     result, calls = run_hotspot(tmp_path, *args)
     assert result.returncode == 2 and words in result.stderr
     assert calls == []
+
+
+@pytest.mark.skipif(not HOTSPOT.exists(), reason="scripts/pi-hotspot is only in a checkout")
+def test_the_pi_hotspot_help_is_its_header_comment(tmp_path):
+    result, calls = run_hotspot(tmp_path, "--help")
+    lines = result.stdout.splitlines()
+    assert result.returncode == 0 and calls == []
+    assert lines[0].startswith("# Let the Pi open its own Wi-Fi network")
+    assert all(line.startswith("#") for line in lines) and "dry run" in lines[-1]
