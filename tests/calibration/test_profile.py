@@ -4,10 +4,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from calibration.profile import (
     PROFILE_VERSION,
@@ -185,3 +188,30 @@ def test_camera_settings_from_a_camera_library_round_trip(tmp_path: Path) -> Non
     assert cam.exposure_us == 12000 and isinstance(cam.exposure_us, int)
     save_profile(Profile(camera=cam), tmp_path / "p")
     assert load_profile(tmp_path / "p").camera == cam
+
+
+_KEYS = ["version", "tray", "rotation", "colors", "event", "leds", "camera", "die_side", "mean",
+         "cov", "body", "templates", "face", "file", "index", "x", "y", "exposure_us",
+         "analogue_gain", "awb_gains", "lens_position"]
+_SCALARS = (st.none() | st.booleans() | st.integers(-5, 1000)
+            | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=6))
+_JSON = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=5) | st.dictionaries(
+    st.sampled_from(_KEYS) | st.text(max_size=4), inner, max_size=5), max_leaves=25)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[
+    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(doc=_JSON, over_a_good_one=st.booleans())
+def test_any_profile_file_loads_or_is_refused_with_its_field(tmp_path: Path, doc, over_a_good_one
+                                                           ) -> None:
+    # A profile edited by hand or cut short: a ProfileError naming the file, nothing else.
+    if over_a_good_one:
+        good = {"version": 2, "tray": [[0, 0], [10, 0], [10, 10]], "rotation": 0, "colors": {},
+                "event": None, "leds": [], "camera": {}, "die_side": None}
+        doc = good | doc if isinstance(doc, dict) else good
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))
+    (folder / "profile.json").write_text(json.dumps(doc, allow_nan=True))
+    try:
+        load_profile(folder)
+    except ProfileError as err:
+        assert "profile.json" in str(err)

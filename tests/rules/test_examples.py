@@ -1,12 +1,16 @@
 """Every game record replays: the rulebook's examples (shared folder) and the bundled records."""
 from __future__ import annotations
 
+import json
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from companion import records_examples
-from companion.records import load_record, replay_record
+from companion.records import RecordError, load_record, replay_record
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared/rules/examples"
 SHARED_FILES = sorted(SHARED.glob("*.json")) if SHARED.is_dir() else []
@@ -50,3 +54,32 @@ def test_an_accepted_illegal_step_fails() -> None:
     record = {"setup": {"players": ["A", "B"]}, "steps": [{"action": "recruit", "illegal": True}]}
     result = replay_record(record)
     assert not result.ok and "should have been refused" in result.reason
+
+
+_KEYS = ["setup", "steps", "players", "action", "roll", "event", "set_aside", "checkpoint",
+         "expect", "table", "armies", "dragon_health", "use", "target", "title"]
+_SCALARS = (st.none() | st.booleans() | st.integers(-5, 1000)
+            | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=6))
+_JSON = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=5) | st.dictionaries(
+    st.sampled_from(_KEYS) | st.text(max_size=4), inner, max_size=5), max_leaves=25)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[
+    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(doc=_JSON, over_a_good_one=st.booleans())
+def test_any_record_file_replays_fails_at_a_step_or_is_refused(tmp_path: Path, doc,
+                                                              over_a_good_one) -> None:
+    # `dragon-farkle replay` on a file edited by hand: PASS, the step that fails and why, or
+    # a RecordError saying what is wrong with the file; never another exception.
+    if over_a_good_one:
+        good = {"setup": {"players": ["A", "B"]},
+                "steps": [{"action": "recruit"}, {"roll": [1, 2, 3, 4, 5, 6], "event": "blank"}]}
+        doc = good | doc if isinstance(doc, dict) else good
+    path = Path(tempfile.mkdtemp(dir=tmp_path)) / "game.json"
+    path.write_text(json.dumps(doc, allow_nan=True))
+    try:
+        result = replay_record(path)
+    except RecordError as err:
+        assert str(err).strip()
+    else:
+        assert result.ok or result.describe().startswith("FAIL")
