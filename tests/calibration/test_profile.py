@@ -25,6 +25,7 @@ from calibration.profile import (
     load_profile,
     save_profile,
 )
+from tests.jsonfuzz import json_documents
 
 
 def _model(seed: int) -> ColorModel:
@@ -193,10 +194,7 @@ def test_camera_settings_from_a_camera_library_round_trip(tmp_path: Path) -> Non
 _KEYS = ["version", "tray", "rotation", "colors", "event", "leds", "camera", "die_side", "mean",
          "cov", "body", "templates", "face", "file", "index", "x", "y", "exposure_us",
          "analogue_gain", "awb_gains", "lens_position"]
-_SCALARS = (st.none() | st.booleans() | st.integers(-5, 1000)
-            | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=6))
-_JSON = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=5) | st.dictionaries(
-    st.sampled_from(_KEYS) | st.text(max_size=4), inner, max_size=5), max_leaves=25)
+_JSON = json_documents(_KEYS)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from companion import records_examples
 from companion.records import RecordError, load_record, replay_record
+from tests.jsonfuzz import json_documents
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared/rules/examples"
 SHARED_FILES = sorted(SHARED.glob("*.json")) if SHARED.is_dir() else []
@@ -58,10 +59,7 @@ def test_an_accepted_illegal_step_fails() -> None:
 
 _KEYS = ["setup", "steps", "players", "action", "roll", "event", "set_aside", "checkpoint",
          "expect", "table", "armies", "dragon_health", "use", "target", "title"]
-_SCALARS = (st.none() | st.booleans() | st.integers(-5, 1000)
-            | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=6))
-_JSON = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=5) | st.dictionaries(
-    st.sampled_from(_KEYS) | st.text(max_size=4), inner, max_size=5), max_leaves=25)
+_JSON = json_documents(_KEYS)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[

@@ -5,6 +5,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.jsonfuzz import json_documents
+
 PIN = "2468"
 KEYS = ["pin", "players", "action", "roll", "event", "set_aside", "x", "y", "face", "on",
         "advisor", "points", "rotation", "name", "use", "target", "colors", "table", "keep",
@@ -12,9 +14,7 @@ KEYS = ["pin", "players", "action", "roll", "event", "set_aside", "x", "y", "fac
 SCALARS = (st.none() | st.booleans() | st.integers(-10, 5000) | st.floats(allow_nan=True)
            | st.sampled_from(["", "Ann", "blank", "dragon", "rally", "recruit", "roll", "stop",
                               "none", "clear", "red", "x" * 300]))
-JSON = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=8)
-                    | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=5), inner,
-                                      max_size=5), max_leaves=20)
+JSON = json_documents(KEYS, scalars=SCALARS, list_size=8, key_size=5, max_leaves=20)
 ACTIONS = ["/api/join", "/api/games", "/api/steps", "/api/undo", "/api/dispute",
            "/api/settings", "/api/dice/learn", "/api/pending/dismiss", "/api/pending/mark",
            "/api/teach", "/api/teach/keep", "/api/calibration/tray",
