@@ -478,3 +478,40 @@ def test_random_taps_never_break_the_page(live_server, phone):
     page.locator("nav button[data-tab=play]").click()
     expect(prompt(page)).to_contain_text("Cy chooses")
     assert not errors, sorted(set(errors))
+
+
+def test_the_next_roll_can_be_typed_while_the_last_is_on_its_way(live_server, phone):
+    # A quick player types the next roll before the table has answered the last one: the
+    # keypad is cleared at once and keeps the new faces (it used to ignore them, then wipe
+    # the keypad when the answer came). A refused roll comes back to be corrected.
+    from playwright.sync_api import expect
+
+    base, app = live_server
+    table = app.extensions["dragon_farkle"].table
+    table.new_game({"players": ["Jane", "Joseph"], "armies": {"Jane": 6000, "Joseph": 0}})
+    table.apply_step({"action": "final_battle"})
+    page = phone()
+    page.goto(f"{base}/?code={PIN}")
+    expect(prompt(page)).to_contain_text("Jane rolls")
+
+    held = []
+    page.route("**/api/steps", lambda route: held.append(route))  # the answer waits
+    type_roll(page, [2, 2, 3, 4, 6, 6], "rally")
+    expect(page.locator("#entry .muted.small")).to_have_text("0 / 6 dice")
+    held.pop().fulfill(status=400, json={"error": "The game moved on before your tap arrived."})
+    expect(page.locator("#toast")).to_contain_text("The game moved on")
+    expect(page.locator("#entry .muted.small")).to_have_text("6 / 6 dice")  # back to correct
+    expect(page.locator("#entry label[data-event='rally'] input")).to_be_checked()
+    page.locator("#enter-roll").tap()  # two damage, nothing lost: roll on
+    expect(page.locator("#entry .muted.small")).to_have_text("0 / 6 dice")  # cleared at once
+    for face in [2, 2, 3, 4, 6, 6]:
+        page.locator("#entry [data-face='" + str(face) + "']").tap()
+    expect(page.locator("#entry .muted.small")).to_have_text("6 / 6 dice")
+    assert len(held) == 1
+    held[0].continue_()  # now the table answers
+    expect(page.locator("#turn .dragon-hp")).to_contain_text("damage 2 / 3")
+    expect(page.locator("#entry .muted.small")).to_have_text("6 / 6 dice")  # still there
+    page.unroute("**/api/steps")
+    page.locator("#entry label[data-event='dragon']").tap()
+    page.locator("#enter-roll").tap()
+    expect(page.locator(".player[data-player=Jane]")).to_contain_text("WINNER")

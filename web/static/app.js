@@ -628,9 +628,14 @@ function renderEntry(st) {
   row.appendChild(h("button", {"class": "btn primary", id: "enter-roll", style: "flex:1", type: "button",
     disabled: joined && entry.length === n ? null : "disabled", text: "Enter roll",
     onclick: function () {
+      // The keypad is cleared at once, so faces tapped for the next roll while this one is
+      // on its way are kept (they used to be ignored, then wiped when the answer came); a
+      // refused roll comes back to be corrected.
+      var sent = entry.slice(), sentEvent = entryEvent;
       var steps = st.phase === "decide" ? [{action: "roll"}] : [];
-      steps.push({roll: entry.slice(), event: entryEvent});
-      sendAll(steps).then(function () { entry = []; entryEvent = "blank"; renderEntry(S); });
+      steps.push({roll: sent, event: sentEvent});
+      entry = []; entryEvent = "blank"; renderEntry(S);
+      sendAll(steps).catch(function () { entry = sent; entryEvent = sentEvent; renderEntry(S); });
     }}));
   box.appendChild(row);
 }
