@@ -35,12 +35,23 @@ def text_of(driver, css: str) -> str:
 
 
 def tap(driver, css: str) -> None:
-    """Click the element once it is there and enabled (found afresh if a render replaced it)."""
+    """Click the element once it is there, enabled and still (found afresh if a render
+    replaced it). Still: at the same place on two looks in a row. Content that arrives
+    late above it (the advisor's answer, the calibration card) moves it down, and WebDriver
+    clicks where it was: the tap then lands on nothing, and the test waits in vain."""
+    seen: dict[str, list] = {}
+
     def click(d):
         found = d.find_elements(By.CSS_SELECTOR, css)
         if not found or not found[0].is_enabled():
             return False
-        d.execute_script("arguments[0].scrollIntoView({block: 'center'});", found[0])
+        box = d.execute_script(
+            "arguments[0].scrollIntoView({block: 'center'});"
+            "var r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height];",
+            found[0])
+        if box != seen.get("box"):
+            seen["box"] = box
+            return False
         found[0].click()
         return True
 
