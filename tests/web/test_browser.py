@@ -515,3 +515,36 @@ def test_the_next_roll_can_be_typed_while_the_last_is_on_its_way(live_server, ph
     page.locator("#entry label[data-event='dragon']").tap()
     page.locator("#enter-roll").tap()
     expect(page.locator(".player[data-player=Jane]")).to_contain_text("WINNER")
+
+
+def test_a_tab_opened_while_joining_stays_open(live_server, phone):
+    # The join link opens the game once joined, but a player who opened the Table tab while
+    # the join was on its way stays there (the page used to switch back to Play under their
+    # finger). With no game yet, the page stays on the Table tab, where a game is started.
+    from playwright.sync_api import expect
+
+    base, app = live_server
+    app.extensions["dragon_farkle"].table.new_game({"players": ["Jane", "Joseph"]})
+    page = phone()
+    held = []
+    page.route("**/api/join", lambda route: held.append(route))  # the answer waits
+    page.goto(f"{base}/?code={PIN}")
+    expect(prompt(page)).to_contain_text("Jane chooses")
+    expect(step_button(page, {"action": "recruit"})).to_be_disabled()  # watching until joined
+    page.wait_for_function("document.readyState === 'complete'")
+    page.wait_for_timeout(200)
+    assert len(held) == 1
+    page.locator("nav button[data-tab=table]").tap()
+    expect(page.locator("#tab-table")).to_be_visible()
+    held.pop().continue_()
+    expect(page.locator("#who")).to_contain_text("Playing")
+    expect(page.locator("#toast")).to_contain_text("Joined")
+    expect(step_button(page, {"action": "recruit"})).to_be_enabled()
+    expect(page.locator("#tab-table")).to_be_visible()
+    expect(page.locator("#tab-play")).to_be_hidden()
+    page.unroute("**/api/join")
+
+    other = phone()  # nothing tapped: the join link opens the game
+    other.goto(f"{base}/?code={PIN}")
+    expect(other.locator("#who")).to_contain_text("Playing")
+    expect(other.locator("#tab-play")).to_be_visible()

@@ -766,8 +766,15 @@ function renderJoin() {
   f.addEventListener("submit", function (e) { e.preventDefault(); join(input.value); });
   box.appendChild(f);
 }
-function join(code) {
-  return post("/api/join", {pin: code}).then(function () { toast("Joined: you can play", true); showTab("play"); });
+var tabTaps = 0;          // tabs the player opened: a join on its way does not override them
+function join(code, since) {
+  /* Joined: go to the game, unless there is none yet (the Table tab starts one) or the
+     player opened a tab meanwhile ("since": the count of taps the join started from). */
+  var taps = since === undefined ? tabTaps : since;
+  return post("/api/join", {pin: code}).then(function () {
+    toast("Joined: you can play", true);
+    if (S && S.game && tabTaps === taps) showTab("play");
+  });
 }
 
 function seatRow(i, name, color, companion) {
@@ -824,16 +831,16 @@ function refreshFrame() {
 
 function start() {
   Array.prototype.forEach.call(document.querySelectorAll(".tabs button"), function (b) {
-    b.addEventListener("click", function () { showTab(b.getAttribute("data-tab")); });
+    b.addEventListener("click", function () { tabTaps++; showTab(b.getAttribute("data-tab")); });
   });
-  $("who").addEventListener("click", function () { showTab("table"); });
+  $("who").addEventListener("click", function () { tabTaps++; showTab("table"); });
   $("undo").addEventListener("click", function () { post("/api/undo", {}, true).then(function () { toast("Undone", true); }); });
   initSetup(); setJoined(false);
   var params = new URLSearchParams(location.search), code = params.get("code");
   fetch("/api/state", {credentials: "same-origin"}).then(function (r) { return r.json(); }).then(function (st) {
     setJoined(st.joined); render(st);
     if (!st.game) showTab("table");
-    if (code && !st.joined) join(code).catch(function () {});
+    if (code && !st.joined) join(code, 0).catch(function () {});  /* a tab opened while the page loaded stays */
     if (code) history.replaceState(null, "", location.pathname);
   });
   connect();
