@@ -71,9 +71,11 @@ def picture(driver, css: str, width: int | None = None):
 
 
 def tap_at(driver, img, fx: float, fy: float) -> None:
-    """Tap `img` at (fx, fy), each 0-1 of its width and height."""
+    """Tap `img` at (fx, fy), each 0-1 of its width and height, once the phone has joined
+    (a watcher's taps on a photo do nothing)."""
     from selenium.webdriver.common.action_chains import ActionChains
 
+    until(driver, lambda d: "Playing" in text_of(d, "#who"))
     w, h = img.size["width"], img.size["height"]
     ActionChains(driver).move_to_element_with_offset(  # offsets from the image's centre
         img, round(w * (fx - 0.5)), round(h * (fy - 0.5))).click().perform()
