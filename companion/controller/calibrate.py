@@ -56,6 +56,7 @@ class ProfileKeeper:
             tray = [[round(x / w, 4), round(y / h, 4)] for x, y in p.tray]
         return {
             "tray": tray,
+            "frame": list(frame_size) if frame_size else None,  # the picture's size, to lay it out
             "tray_set": p.tray is not None,
             "rotation": p.rotation,
             "colors": sorted(p.colors),

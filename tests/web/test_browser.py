@@ -40,9 +40,11 @@ def read_in_a_new_game(table, faces: list[int], **changed) -> None:
 
 def tap_photo(page, x: float, y: float):
     """Tap the camera's photo on the question at (x, y) of the 640 x 480 frame, once it is
-    shown (the click waits for the photo to be still); returns the photo's locator."""
+    shown and the phone has joined (a watcher's taps on a photo do nothing; the click waits
+    for the photo to be still); returns the photo's locator."""
     from playwright.sync_api import expect
 
+    expect(page.locator("#who")).to_contain_text("Playing")
     photo = page.locator("#pending .markpic img")
     expect(photo).to_be_visible()
     page.wait_for_function("document.querySelector('#pending .markpic img').naturalWidth > 0")
@@ -548,3 +550,28 @@ def test_a_tab_opened_while_joining_stays_open(live_server, phone):
     other.goto(f"{base}/?code={PIN}")
     expect(other.locator("#who")).to_contain_text("Playing")
     expect(other.locator("#tab-play")).to_be_visible()
+
+
+def test_the_table_tab_keeps_its_place_while_the_camera_picture_loads(live_server, phone):
+    # The calibration card's picture arrives after the card: the card keeps the picture's
+    # shape meanwhile, so "Start the game" below it stays where the player is about to tap
+    # (it used to move down by the picture's height when the picture came).
+    from playwright.sync_api import expect
+
+    base, app = live_server
+    app.extensions["dragon_farkle"].table.live.show(np.zeros((720, 1280, 3), np.uint8))
+    page = phone()
+    held = []
+    page.route("**/stream/frame.jpg?calib=*", lambda route: held.append(route))
+    page.goto(f"{base}/?code={PIN}")
+    expect(page.locator("#who")).to_contain_text("Playing")
+    expect(page.locator("#calib .calib-wrap")).to_be_visible()  # no game: the Table tab
+    start = page.locator("#setup button[type=submit]")
+    before = start.bounding_box()
+    wrap = page.locator("#calib .calib-wrap").bounding_box()
+    assert abs(wrap["height"] / wrap["width"] - 720 / 1280) < 0.02, wrap
+    assert len(held) == 1
+    held.pop().continue_()
+    page.wait_for_function("document.getElementById('calib-img').naturalWidth > 0")
+    assert start.bounding_box()["y"] == before["y"]
+    page.unroute("**/stream/frame.jpg?calib=*")

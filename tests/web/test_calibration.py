@@ -21,7 +21,8 @@ def setup(tmp_path):
 
 def test_frame_the_tray_saves_the_profile_and_the_reader_uses_it(setup):
     app, client, keeper, folder = setup
-    assert client.get("/api/calibration").json["tray_set"] is False
+    first = client.get("/api/calibration").json
+    assert first["tray_set"] is False and first["frame"] is None  # no picture yet
     r = client.post("/api/calibration/tray", json={"points": [[0.1, 0.1], [0.9, 0.1], [0.9, 0.9]]})
     assert r.status_code == 400 and "No camera picture yet" in r.json["error"]
     app.extensions["dragon_farkle"].table.live.show(np.zeros((480, 640, 3), np.uint8))
@@ -29,6 +30,7 @@ def test_frame_the_tray_saves_the_profile_and_the_reader_uses_it(setup):
     r = client.post("/api/calibration/tray", json={"points": corners, "rotation": 90})
     assert r.status_code == 200, r.json
     assert r.json["tray"] == corners and r.json["rotation"] == 90
+    assert r.json["frame"] == [640, 480]  # the page keeps the picture's shape while it loads
     assert keeper.profile.tray[1] == (576.0, 48.0)
     seen = []
     keeper.read_with(lambda frame, profile: seen.append(profile))("frame")

@@ -102,6 +102,7 @@ function connect() {
 }
 
 function setJoined(v) {
+  var was = joined;
   joined = !!v;
   var w = $("who");
   w.innerHTML = ""; w.appendChild(icon(joined ? "check" : "eye", 16));
@@ -110,6 +111,7 @@ function setJoined(v) {
   document.body.classList.toggle("is-joined", joined);
   renderJoin();
   if (S) render(S);
+  if (was !== joined && $("tab-table").classList.contains("active")) renderCalib();  /* joined phones calibrate */
 }
 
 /* ---------- rendering ---------- */

@@ -13,7 +13,8 @@ function renderCalib() {
     if (calibPoints === null) { calibPoints = c.tray ? c.tray.slice() : []; calibRotation = c.rotation || 0; }
     box.appendChild(h("div", {"class": "card-head"}, [h("h2", {text: "Camera calibration"}), h("span", {"class": "muted small", text: c.tray_set ? "tray framed" : "whole picture"})]));
     box.appendChild(h("p", {"class": "muted small", text: "Tap the corners of the dice tray on the picture, then save. The next roll is read inside the tray only."}));
-    var wrap = h("div", {"class": "cam-wrap calib-wrap"});
+    /* the picture's own shape, kept while it loads: the buttons below stay where they are */
+    var wrap = h("div", {"class": "cam-wrap calib-wrap", style: c.frame ? "aspect-ratio: " + c.frame[0] + " / " + c.frame[1] : null});
     var img = h("img", {id: "calib-img", alt: "camera picture for framing the tray", src: "/stream/frame.jpg?calib=" + Date.now()});
     var svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
     svg.setAttribute("viewBox", "0 0 1 1"); svg.setAttribute("preserveAspectRatio", "none"); svg.setAttribute("class", "calib-svg");
