@@ -414,6 +414,38 @@ def test_other_opens_the_face_picker_on_the_unsure_die(live_server, phone):
     expect(page.locator("#pending .btn.good")).to_be_disabled()
 
 
+def test_the_face_picker_closes_as_soon_as_a_face_is_picked(live_server, phone):
+    # On slow Wi-Fi the picker stayed open until the table answered, and a second tap on it
+    # was a script error (its spot was already cleared). It now closes at once, and the
+    # mark arrives with the table's answer.
+    from playwright.sync_api import expect
+
+    from vision.types import Die
+
+    base, app = live_server
+    table = app.extensions["dragon_farkle"].table
+    read_in_a_new_game(table, [1, 2, 2, 4, 4, 6],
+                       d5=Die("soldier", 6, (460, 100), (450, 90, 20, 20), 0.5, choices=(6, 5)))
+    page = phone()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{base}/?code={PIN}")
+    expect(page.locator("#who")).to_contain_text("Playing")
+    page.locator("#unsure .unsure-die").get_by_text("Other…").tap()
+    held = []
+    page.route("**/api/pending/mark", lambda route: held.append(route))  # the answer waits
+    page.locator("#facepick [data-face='3']").tap()
+    expect(page.locator("#facepick")).to_have_count(0)  # closed before the answer
+    expect(page.locator("#pending .mark.at")).to_have_count(0)
+    page.wait_for_timeout(100)
+    assert len(held) == 1 and not table.state()["pending"]["marks"]
+    held.pop().continue_()
+    expect(page.locator("#unsure .unsure-die")).to_contain_text("Marked 3")
+    assert [m["face"] for m in table.state()["pending"]["marks"]] == [3]
+    assert not errors, errors
+    page.unroute("**/api/pending/mark")
+
+
 def test_the_table_tab_shows_the_tables_own_wifi_before_the_table(live_server, phone):
     # scripts/pi-hotspot leaves the Pi's network in the data folder: a joined phone shows
     # the others how to join it first, then the table.
@@ -480,6 +512,62 @@ def test_random_taps_never_break_the_page(live_server, phone):
     page.locator("nav button[data-tab=play]").click()
     expect(prompt(page)).to_contain_text("Cy chooses")
     assert not errors, sorted(set(errors))
+
+
+def test_random_taps_with_the_tables_answers_late_and_out_of_order(live_server, phone):
+    # The Wi-Fi at a table is slow and uneven: every answer from the table (/api/...) is held
+    # back and let go later in a random order, while the player taps on (seeded) and the
+    # camera reads dice. No script error, and once everything has arrived the page shows the
+    # table's latest state, not an older answer that came last.
+    import contextlib
+    import random
+
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import expect
+
+    from vision.types import Die, Reading
+
+    base, app = live_server
+    table = app.extensions["dragon_farkle"].table
+    table.new_game({"players": ["Ann", "Bo"]})
+    page = phone()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{base}/?code={PIN}")
+    expect(page.locator("#who")).to_contain_text("Playing")
+    held: list = []
+    page.route("**/api/**", lambda route: held.append(route))
+    rng = random.Random(106)
+    frame = np.full((480, 640, 3), 70, np.uint8)
+    for i in range(150):
+        if i % 20 == 9:
+            n = table.state().get("dice_in_hand") or 6
+            dice = [Die("soldier", rng.randint(1, 6), (60.0 + 80 * k, 100.0),
+                        (48 + 80 * k, 88, 24, 24), 0.5 if k == 0 and rng.random() < 0.5 else 0.97,
+                        choices=(rng.randint(1, 6),)) for k in range(n)]
+            dice.append(Die("event", rng.choice(["blank", "dragon", "rally"]), (500.0, 400.0),
+                            (488, 388, 24, 24), 0.97))
+            table.handle_reading(Reading(tuple(dice), ()), frame)
+        while held and rng.random() < 0.6:  # some answers arrive, in any order
+            with contextlib.suppress(PlaywrightError):
+                held.pop(rng.randrange(len(held))).continue_()
+        buttons = page.locator("button:visible, nav button, label[data-event]:visible")
+        count = buttons.count()
+        if not count:
+            continue
+        with contextlib.suppress(PlaywrightError):
+            buttons.nth(rng.randrange(count)).click(timeout=1000, no_wait_after=True)
+    page.unroute("**/api/**")
+    while held:
+        with contextlib.suppress(PlaywrightError):
+            held.pop(rng.randrange(len(held))).continue_()
+    page.wait_for_timeout(500)
+    version = table.state()["version"]
+    page.wait_for_function(f"S && S.version === {version}")
+    assert not errors, sorted(set(errors))
+    table.new_game({"players": ["Cy", "Di"]})  # still following the table
+    page.locator("nav button[data-tab=play]").click()
+    expect(prompt(page)).to_contain_text("Cy chooses")
 
 
 def test_the_next_roll_can_be_typed_while_the_last_is_on_its_way(live_server, phone):

@@ -351,9 +351,10 @@ function photoToMark(p, st) {
   };
   if (markAt) {
     var pick = h("div", {"class": "facepick", id: "facepick"}, [h("span", {"class": "muted small", text: "What is there?"})]);
+    var at = markAt;  /* this picker's spot: a second tap before the table answers marks it again */
     var choose = function (face) {
       return function () {
-        var at = markAt; markAt = null;
+        markAt = null; renderPending(S);  /* the picker closes at once */
         sendMark(at.x, at.y, face);
       };
     };
