@@ -53,6 +53,20 @@ def tap_photo(page, x: float, y: float):
     return photo
 
 
+def random_read(table, rng) -> None:
+    """The camera reads the dice in hand at random faces (the first one unsure half the
+    time) and the Event die."""
+    from vision.types import Die, Reading
+
+    n = table.state().get("dice_in_hand") or 6
+    dice = [Die("soldier", rng.randint(1, 6), (60.0 + 80 * k, 100.0), (48 + 80 * k, 88, 24, 24),
+                0.5 if k == 0 and rng.random() < 0.5 else 0.97, choices=(rng.randint(1, 6),))
+            for k in range(n)]
+    dice.append(Die("event", rng.choice(["blank", "dragon", "rally"]), (500.0, 400.0),
+                    (488, 388, 24, 24), 0.97))
+    table.handle_reading(Reading(tuple(dice), ()), np.full((480, 640, 3), 70, np.uint8))
+
+
 def prompt(page):
     return page.locator("#turn .prompt")
 
@@ -479,8 +493,6 @@ def test_random_taps_never_break_the_page(live_server, phone):
     from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import expect
 
-    from vision.types import Die, Reading
-
     base, app = live_server
     table = app.extensions["dragon_farkle"].table
     table.new_game({"players": ["Ann", "Bo"]})
@@ -490,16 +502,9 @@ def test_random_taps_never_break_the_page(live_server, phone):
     page.goto(f"{base}/?code={PIN}")
     expect(page.locator("#who")).to_contain_text("Playing")
     rng = random.Random(13)
-    frame = np.full((480, 640, 3), 70, np.uint8)
     for i in range(250):
         if i % 15 == 7:  # the camera reads the dice in hand, sometimes unsure of one
-            n = table.state().get("dice_in_hand") or 6
-            dice = [Die("soldier", rng.randint(1, 6), (60.0 + 80 * k, 100.0),
-                        (48 + 80 * k, 88, 24, 24), 0.5 if k == 0 and rng.random() < 0.5 else 0.97,
-                        choices=(rng.randint(1, 6),)) for k in range(n)]
-            dice.append(Die("event", rng.choice(["blank", "dragon", "rally"]), (500.0, 400.0),
-                            (488, 388, 24, 24), 0.97))
-            table.handle_reading(Reading(tuple(dice), ()), frame)
+            random_read(table, rng)
         buttons = page.locator("button:visible, nav button, label[data-event]:visible")
         count = buttons.count()
         if not count:
@@ -525,8 +530,6 @@ def test_random_taps_with_the_tables_answers_late_and_out_of_order(live_server, 
     from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import expect
 
-    from vision.types import Die, Reading
-
     base, app = live_server
     table = app.extensions["dragon_farkle"].table
     table.new_game({"players": ["Ann", "Bo"]})
@@ -538,16 +541,9 @@ def test_random_taps_with_the_tables_answers_late_and_out_of_order(live_server, 
     held: list = []
     page.route("**/api/**", lambda route: held.append(route))
     rng = random.Random(106)
-    frame = np.full((480, 640, 3), 70, np.uint8)
     for i in range(150):
         if i % 20 == 9:
-            n = table.state().get("dice_in_hand") or 6
-            dice = [Die("soldier", rng.randint(1, 6), (60.0 + 80 * k, 100.0),
-                        (48 + 80 * k, 88, 24, 24), 0.5 if k == 0 and rng.random() < 0.5 else 0.97,
-                        choices=(rng.randint(1, 6),)) for k in range(n)]
-            dice.append(Die("event", rng.choice(["blank", "dragon", "rally"]), (500.0, 400.0),
-                            (488, 388, 24, 24), 0.97))
-            table.handle_reading(Reading(tuple(dice), ()), frame)
+            random_read(table, rng)
         while held and rng.random() < 0.6:  # some answers arrive, in any order
             with contextlib.suppress(PlaywrightError):
                 held.pop(rng.randrange(len(held))).continue_()
