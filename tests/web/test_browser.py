@@ -659,3 +659,29 @@ def test_the_table_tab_keeps_its_place_while_the_camera_picture_loads(live_serve
     page.wait_for_function("document.getElementById('calib-img').naturalWidth > 0")
     assert start.bounding_box()["y"] == before["y"]
     page.unroute("**/stream/frame.jpg?calib=*")
+
+
+def test_the_first_state_is_fetched_again_when_the_wifi_drops_it(live_server, phone):
+    # The page loaded, but its first look at the table was lost on the way (Wi-Fi): it asks
+    # again instead of leaving the join link unused, and nothing is a script error.
+    from playwright.sync_api import expect
+
+    base, app = live_server
+    app.extensions["dragon_farkle"].table.new_game({"players": ["Jane", "Joseph"]})
+    page = phone()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    tries = []
+
+    def lossy(route):
+        tries.append(route.request.url)
+        if len(tries) == 1:
+            route.abort("internetdisconnected")
+        else:
+            route.continue_()
+
+    page.route("**/api/state", lossy)
+    page.goto(f"{base}/?code={PIN}")
+    expect(page.locator("#who")).to_contain_text("Playing")
+    expect(prompt(page)).to_contain_text("Jane chooses")
+    assert len(tries) == 2 and not errors, (tries, errors)

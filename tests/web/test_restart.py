@@ -96,3 +96,45 @@ def test_sigkill_mid_turn_then_restart_resumes_exactly(tmp_path):
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=10)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_an_open_phone_page_carries_on_after_the_server_restarts(tmp_path, phone):
+    # The Pi loses power mid-turn while the phones keep the page open: when it is back, the
+    # page reconnects by itself, shows the game where it was and takes the next tap, with
+    # no reload and no code typed again. Nothing the page was fetching when the table went
+    # away is a script error.
+    from playwright.sync_api import expect
+
+    data, port = tmp_path / "data", free_port()
+    proc = start(data, port)
+    try:
+        page = phone()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"http://127.0.0.1:{port}/?code={PIN}")
+        expect(page.locator("#who")).to_contain_text("Playing")
+        page.locator("#setup button[type=submit]").tap()  # Jane and Joseph
+        expect(page.locator("#turn .prompt")).to_contain_text("Jane chooses")
+        expect(page.locator("#live")).to_have_class("live on")
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+    expect(page.locator("#live")).not_to_have_class("live on")  # the page sees the table gone
+    page.locator("nav button[data-tab=table]").tap()  # what it fetches now fails
+    page.wait_for_timeout(1000)
+    page.locator("nav button[data-tab=play]").tap()
+
+    proc = start(data, port)
+    try:
+        expect(page.locator("#live")).to_have_class("live on", timeout=20_000)
+        expect(page.locator("#who")).to_contain_text("Playing")
+        expect(page.locator("#turn .prompt")).to_contain_text("Jane chooses")
+        page.locator("#controls button[data-step='{\"action\":\"recruit\"}']").tap()
+        expect(page.locator("#turn .prompt")).to_contain_text("Jane rolls 6")
+        assert Phone(port).state()["phase"] == "roll"
+        assert not errors, errors
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)

@@ -104,6 +104,7 @@ function connect() {
 function setJoined(v) {
   var was = joined;
   joined = !!v;
+  if (was === joined && $("join").firstChild) return;  /* as it was: the code and QR codes stay */
   var w = $("who");
   w.innerHTML = ""; w.appendChild(icon(joined ? "check" : "eye", 16));
   w.appendChild(document.createTextNode(joined ? " Playing" : " Watching · join"));
@@ -759,7 +760,7 @@ function renderJoin() {
       wifi.appendChild(h("img", {"class": "qr", src: "/wifi.svg?t=" + Date.now(), alt: "QR code: join the Wi-Fi " + d.wifi}));
       wifi.appendChild(h("p", {"class": "muted small", style: "text-align:center", text: "1. Scan this to join the table's Wi-Fi “" + d.wifi + "”."}));
       hint.textContent = "2. Then scan this to open the table and play.";
-    });
+    }, function () { setTimeout(renderJoin, 3000); });  /* the table out of reach: again when it is back */
     return;
   }
   box.appendChild(h("h2", {text: "Join the table"}));
@@ -840,12 +841,14 @@ function start() {
   $("undo").addEventListener("click", function () { post("/api/undo", {}, true).then(function () { toast("Undone", true); }); });
   initSetup(); setJoined(false);
   var params = new URLSearchParams(location.search), code = params.get("code");
-  fetch("/api/state", {credentials: "same-origin"}).then(function (r) { return r.json(); }).then(function (st) {
-    setJoined(st.joined); render(st);
-    if (!st.game) showTab("table");
-    if (code && !st.joined) join(code, 0).catch(function () {});  /* a tab opened while the page loaded stays */
-    if (code) history.replaceState(null, "", location.pathname);
-  });
+  (function first() {  /* the first state; tried again while the table is out of reach */
+    fetch("/api/state", {credentials: "same-origin"}).then(function (r) { return r.json(); }).then(function (st) {
+      setJoined(st.joined); render(st);
+      if (!st.game) showTab("table");
+      if (code && !st.joined) join(code, 0).catch(function () {});  /* a tab opened while the page loaded stays */
+      if (code) history.replaceState(null, "", location.pathname);
+    }, function () { setTimeout(first, 2000); });
+  })();
   connect();
   setInterval(refreshFrame, parseInt(document.body.getAttribute("data-frame-interval"), 10) || 700);
 }
