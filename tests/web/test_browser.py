@@ -685,3 +685,21 @@ def test_the_first_state_is_fetched_again_when_the_wifi_drops_it(live_server, ph
     expect(page.locator("#who")).to_contain_text("Playing")
     expect(prompt(page)).to_contain_text("Jane chooses")
     assert len(tries) == 2 and not errors, (tries, errors)
+
+
+def test_a_closed_live_stream_is_opened_again(live_server, phone):
+    # A phone that slept, or a page back from the browser's cache, can find its live stream
+    # closed for good: the page opens it again and follows the table on.
+    from playwright.sync_api import expect
+
+    base, app = live_server
+    table = app.extensions["dragon_farkle"].table
+    table.new_game({"players": ["Jane", "Joseph"]})
+    page = phone()
+    page.goto(f"{base}/?code={PIN}")
+    expect(page.locator("#live")).to_have_class("live on")
+    assert page.evaluate("stream.close(), stream.readyState") == 2  # CLOSED
+    table.apply_step({"action": "recruit"})
+    expect(prompt(page)).to_contain_text("Jane rolls 6", timeout=10_000)
+    expect(page.locator("#live")).to_have_class("live on")
+    assert page.evaluate("stream.readyState") == 1  # OPEN

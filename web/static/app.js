@@ -94,12 +94,23 @@ function sendAll(steps) {  /* e.g. "roll again" then the roll: one after the oth
   return steps.reduce(function (p, s) { return p.then(function () { return send(s); }); }, Promise.resolve());
 }
 
+var stream = null;        // the live stream of table states
 function connect() {
-  var es = new EventSource("/stream/events");
+  var es = stream = new EventSource("/stream/events");
   es.addEventListener("state", function (e) { render(JSON.parse(e.data)); });
   es.onopen = function () { $("live").classList.add("on"); };
   es.onerror = function () { $("live").classList.remove("on"); };
 }
+/* A browser retries a dropped stream by itself, but gives up on some failures (an answer
+   that is not a stream) and may close it while the phone sleeps or the page sits in its
+   back/forward cache: open it again then, and when the page is looked at again. */
+function keepConnected() {
+  if (!stream || stream.readyState !== EventSource.CLOSED || document.hidden) return;
+  $("live").classList.remove("on");
+  connect();
+}
+document.addEventListener("visibilitychange", keepConnected);
+window.addEventListener("pageshow", keepConnected);
 
 function setJoined(v) {
   var was = joined;
@@ -850,6 +861,7 @@ function start() {
     }, function () { setTimeout(first, 2000); });
   })();
   connect();
+  setInterval(keepConnected, 5000);
   setInterval(refreshFrame, parseInt(document.body.getAttribute("data-frame-interval"), 10) || 700);
 }
 document.addEventListener("DOMContentLoaded", start);
