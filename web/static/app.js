@@ -363,7 +363,7 @@ function photoToMark(p, st) {
   };
   if (markAt) {
     var pick = h("div", {"class": "facepick", id: "facepick"}, [h("span", {"class": "muted small", text: "What is there?"})]);
-    var at = markAt;  /* this picker's spot: a second tap before the table answers marks it again */
+    var at = markAt;  /* this picker's spot (markAt is cleared as soon as a face is picked) */
     var choose = function (face) {
       return function () {
         markAt = null; renderPending(S);  /* the picker closes at once */
