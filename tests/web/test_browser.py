@@ -703,3 +703,25 @@ def test_a_closed_live_stream_is_opened_again(live_server, phone):
     expect(prompt(page)).to_contain_text("Jane rolls 6", timeout=10_000)
     expect(page.locator("#live")).to_have_class("live on")
     assert page.evaluate("stream.readyState") == 1  # OPEN
+
+
+def test_a_tap_that_gets_no_answer_says_so_plainly(live_server, phone):
+    # A tap lost on the Wi-Fi used to show the browser's own words ("Failed to fetch" here,
+    # "Load failed" on an iPhone); it now says what happened and what to do.
+    from playwright.sync_api import expect
+
+    base, app = live_server
+    table = app.extensions["dragon_farkle"].table
+    table.new_game({"players": ["Jane", "Joseph"]})
+    page = phone()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{base}/?code={PIN}")
+    expect(page.locator("#who")).to_contain_text("Playing")
+    page.route("**/api/steps", lambda route: route.abort("internetdisconnected"))
+    step_button(page, {"action": "recruit"}).tap()
+    expect(page.locator("#toast")).to_contain_text("The table did not answer")
+    assert table.state()["phase"] == "choose_action" and not errors, errors
+    page.unroute("**/api/steps")
+    step_button(page, {"action": "recruit"}).tap()  # the Wi-Fi is back
+    expect(prompt(page)).to_contain_text("Jane rolls 6")

@@ -81,6 +81,8 @@ function post(path, body, withPosition) {
         if (data.version !== undefined) render(data);  /* a table state (not a calibration summary) */
         return data;
       });
+    }, function () {  /* no answer at all (the browser's own words differ: say it plainly) */
+      throw new Error("The table did not answer: check this phone's Wi-Fi, then look at the game before tapping again.");
     })
     .catch(function (e) { toast(e.message); e.shown = true; throw e; });
 }
