@@ -67,6 +67,22 @@ def random_read(table, rng) -> None:
     table.handle_reading(Reading(tuple(dice), ()), np.full((480, 640, 3), 70, np.uint8))
 
 
+def joined_phone(live_server, phone, players=("Jane", "Joseph")):
+    """A new game of `players` at the table and a phone that joined it by the join link,
+    with its script errors collected; returns (table, page, errors)."""
+    from playwright.sync_api import expect
+
+    base, app = live_server
+    table = app.extensions["dragon_farkle"].table
+    table.new_game({"players": list(players)})
+    page = phone()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{base}/?code={PIN}")
+    expect(page.locator("#who")).to_contain_text("Playing")
+    return table, page, errors
+
+
 def prompt(page):
     return page.locator("#turn .prompt")
 
@@ -493,14 +509,7 @@ def test_random_taps_never_break_the_page(live_server, phone):
     from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import expect
 
-    base, app = live_server
-    table = app.extensions["dragon_farkle"].table
-    table.new_game({"players": ["Ann", "Bo"]})
-    page = phone()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{base}/?code={PIN}")
-    expect(page.locator("#who")).to_contain_text("Playing")
+    table, page, errors = joined_phone(live_server, phone, ("Ann", "Bo"))
     rng = random.Random(13)
     for i in range(250):
         if i % 15 == 7:  # the camera reads the dice in hand, sometimes unsure of one
@@ -530,14 +539,7 @@ def test_random_taps_with_the_tables_answers_late_and_out_of_order(live_server, 
     from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import expect
 
-    base, app = live_server
-    table = app.extensions["dragon_farkle"].table
-    table.new_game({"players": ["Ann", "Bo"]})
-    page = phone()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{base}/?code={PIN}")
-    expect(page.locator("#who")).to_contain_text("Playing")
+    table, page, errors = joined_phone(live_server, phone, ("Ann", "Bo"))
     held: list = []
     page.route("**/api/**", lambda route: held.append(route))
     rng = random.Random(106)
@@ -692,17 +694,13 @@ def test_a_closed_live_stream_is_opened_again(live_server, phone):
     # closed for good: the page opens it again and follows the table on.
     from playwright.sync_api import expect
 
-    base, app = live_server
-    table = app.extensions["dragon_farkle"].table
-    table.new_game({"players": ["Jane", "Joseph"]})
-    page = phone()
-    page.goto(f"{base}/?code={PIN}")
+    table, page, errors = joined_phone(live_server, phone)
     expect(page.locator("#live")).to_have_class("live on")
     assert page.evaluate("stream.close(), stream.readyState") == 2  # CLOSED
     table.apply_step({"action": "recruit"})
     expect(prompt(page)).to_contain_text("Jane rolls 6", timeout=10_000)
     expect(page.locator("#live")).to_have_class("live on")
-    assert page.evaluate("stream.readyState") == 1  # OPEN
+    assert page.evaluate("stream.readyState") == 1 and not errors, errors  # OPEN
 
 
 def test_a_tap_that_gets_no_answer_says_so_plainly(live_server, phone):
@@ -710,14 +708,7 @@ def test_a_tap_that_gets_no_answer_says_so_plainly(live_server, phone):
     # "Load failed" on an iPhone); it now says what happened and what to do.
     from playwright.sync_api import expect
 
-    base, app = live_server
-    table = app.extensions["dragon_farkle"].table
-    table.new_game({"players": ["Jane", "Joseph"]})
-    page = phone()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{base}/?code={PIN}")
-    expect(page.locator("#who")).to_contain_text("Playing")
+    table, page, errors = joined_phone(live_server, phone)
     page.route("**/api/steps", lambda route: route.abort("internetdisconnected"))
     step_button(page, {"action": "recruit"}).tap()
     expect(page.locator("#toast")).to_contain_text("The table did not answer")
