@@ -67,20 +67,32 @@ def random_read(table, rng) -> None:
     table.handle_reading(Reading(tuple(dice), ()), np.full((480, 640, 3), 70, np.uint8))
 
 
-def joined_phone(live_server, phone, players=("Jane", "Joseph")):
-    """A new game of `players` at the table and a phone that joined it by the join link,
-    with its script errors collected; returns (table, page, errors)."""
+def joined_phone(live_server, phone, players=("Jane", "Joseph"), *, setup=None):
+    """A new game of `players` at the table (or `setup(table)` instead) and a phone that
+    joined it by the join link, with its script errors collected; returns (table, page,
+    errors)."""
     from playwright.sync_api import expect
 
     base, app = live_server
     table = app.extensions["dragon_farkle"].table
-    table.new_game({"players": list(players)})
+    if setup is None:
+        table.new_game({"players": list(players)})
+    else:
+        setup(table)
     page = phone()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(f"{base}/?code={PIN}")
     expect(page.locator("#who")).to_contain_text("Playing")
     return table, page, errors
+
+
+def unsure_of_one_die(table) -> None:
+    """A new game whose camera read has the fifth die unsure: a 6, or else a 5."""
+    from vision.types import Die
+
+    read_in_a_new_game(table, [1, 2, 2, 4, 4, 6],
+                       d5=Die("soldier", 6, (460, 100), (450, 90, 20, 20), 0.5, choices=(6, 5)))
 
 
 def prompt(page):
@@ -426,14 +438,7 @@ def test_an_unsure_die_is_settled_with_one_tap_on_its_choices(live_server, phone
 def test_other_opens_the_face_picker_on_the_unsure_die(live_server, phone):
     from playwright.sync_api import expect
 
-    from vision.types import Die
-
-    base, app = live_server
-    table = app.extensions["dragon_farkle"].table
-    read_in_a_new_game(table, [1, 2, 2, 4, 4, 6],
-                       d5=Die("soldier", 6, (460, 100), (450, 90, 20, 20), 0.5, choices=(6, 5)))
-    page = phone()
-    page.goto(f"{base}/?code={PIN}")
+    _, page, errors = joined_phone(live_server, phone, setup=unsure_of_one_die)
     page.locator("#unsure .unsure-die").get_by_text("Other…").tap()
     expect(page.locator("#facepick")).to_be_visible()
     expect(page.locator("#pending .mark.at")).to_have_count(1)  # the picker is on that die
@@ -442,6 +447,7 @@ def test_other_opens_the_face_picker_on_the_unsure_die(live_server, phone):
     expect(page.locator("#unsure .unsure-die")).to_contain_text("No die")
     # five dice and the Event die where six are rolled: not playable as marked
     expect(page.locator("#pending .btn.good")).to_be_disabled()
+    assert not errors, errors
 
 
 def test_the_face_picker_closes_as_soon_as_a_face_is_picked(live_server, phone):
@@ -450,17 +456,7 @@ def test_the_face_picker_closes_as_soon_as_a_face_is_picked(live_server, phone):
     # mark arrives with the table's answer.
     from playwright.sync_api import expect
 
-    from vision.types import Die
-
-    base, app = live_server
-    table = app.extensions["dragon_farkle"].table
-    read_in_a_new_game(table, [1, 2, 2, 4, 4, 6],
-                       d5=Die("soldier", 6, (460, 100), (450, 90, 20, 20), 0.5, choices=(6, 5)))
-    page = phone()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{base}/?code={PIN}")
-    expect(page.locator("#who")).to_contain_text("Playing")
+    table, page, errors = joined_phone(live_server, phone, setup=unsure_of_one_die)
     page.locator("#unsure .unsure-die").get_by_text("Other…").tap()
     held = []
     page.route("**/api/pending/mark", lambda route: held.append(route))  # the answer waits
