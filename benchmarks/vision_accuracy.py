@@ -59,6 +59,15 @@ def _asked_line(t) -> str:
             f"choices a die)")
 
 
+def rolls_line(t) -> str:
+    """Each photo taken as one roll: the rolls the table would play right, ask the phones
+    about, and play wrong (vision.evaluate.roll_outcome)."""
+    n = max(t.images, 1)
+    return (f"{'':<6}rolls: played right {t.rolls_right} ({100 * t.rolls_right / n:.1f}%), "
+            f"asked {t.rolls_asked} ({100 * t.rolls_asked / n:.1f}%), played wrong "
+            f"{t.rolls_wrong} ({100 * t.rolls_wrong / n:.2f}%) of {t.images}")
+
+
 def timed_read(frame: np.ndarray, labels: list[dict], profile=None):
     """The Tally of reading one frame (with `profile`, None: the default) against its
     labels, with the reading's wall-clock and CPU milliseconds."""
@@ -68,7 +77,7 @@ def timed_read(frame: np.ndarray, labels: list[dict], profile=None):
     t0, c0 = time.perf_counter(), time.process_time()
     reading = read_dice(frame, profile=profile)
     ms, cpu = 1000 * (time.perf_counter() - t0), 1000 * (time.process_time() - c0)
-    t = score(reading.dice, labels)
+    t = score(reading.dice, labels, reading.warnings)
     t.ms.append(ms)
     t.cpu_ms.append(cpu)
     return t
@@ -139,8 +148,10 @@ def main() -> int:
         everything, val = run_set(folder, args.limit, args.verbose, profile)
         print(_line(folder.name, everything))
         print(_asked_line(everything))
+        print(rolls_line(everything))
         print(_line(f"  validation photos of {folder.name}", val))
         print(_asked_line(val))
+        print(rolls_line(val))
     return 0
 
 

@@ -7,15 +7,17 @@ meaningless); each label takes the nearest such die.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 import cv2
 import numpy as np
 
-from vision.types import Die
+from vision.types import PLAY_CONFIDENCE, Die
 
 GROW = 0.5  # label box grown by half its size (centred) for matching
-ASKED = 0.6  # the table asks the phones about a die read below this (interpret.MIN_CONFIDENCE)
+ASKED = PLAY_CONFIDENCE  # the table asks the phones about a die read below this
 
 
 @dataclass
@@ -35,13 +37,17 @@ class Tally:
     offered: int = 0  # choices offered for the asked dice, in all
     asked_photos: int = 0  # photos with at least one asked die
     images: int = 0
+    # A photo is one roll: what the table would do with it (roll_outcome).
+    rolls_right: int = 0  # played by the camera, every face right
+    rolls_asked: int = 0  # asked on the phones
+    rolls_wrong: int = 0  # played by the camera with a wrong face: the worst outcome
     ms: list[float] = field(default_factory=list)
     cpu_ms: list[float] = field(default_factory=list)
 
     def add(self, other: Tally) -> None:
         for k in ("labelled", "correct", "missed", "false", "wrong", "wrong_confident",
                   "unsure", "asked", "asked_wrong", "asked_wrong_offered", "offered", "asked_photos",
-                  "images"):
+                  "images", "rolls_right", "rolls_asked", "rolls_wrong"):
             setattr(self, k, getattr(self, k) + getattr(other, k))
         self.ms.extend(other.ms)
         self.cpu_ms.extend(other.cpu_ms)
@@ -76,9 +82,34 @@ def is_right(die: Die, value: int | str) -> bool:
     return die.kind == "soldier" and die.value == value
 
 
-def score(dice: list[Die] | tuple[Die, ...], labels: list[dict]) -> Tally:
-    """Tally of one photo's reading against its labels."""
+def roll_outcome(dice: list[Die] | tuple[Die, ...], labels: list[dict],
+                 warnings: tuple[Any, ...] | list[Any] = (), *,
+                 play_confidence: float = PLAY_CONFIDENCE) -> str:
+    """What the table does with a photo taken as one roll: "right" or "wrong" when it
+    plays the roll itself, "asked" when it asks the phones.
+
+    The table plays a roll when as many dice are read as are there, every one with a
+    face and at least `play_confidence` sure, and the reading has no warnings. A played
+    roll is right when its faces (Soldier faces and the Event face, as a multiset: the
+    rules do not care which die shows what) are the labelled ones."""
+    played = (len(dice) == len(labels) and not warnings
+              and all(d.value is not None and d.confidence >= play_confidence for d in dice))
+    if not played:
+        return "asked"
+    # Soldier faces are 1-6, the Event die's "blank", "dragon", "rally": as text they
+    # cannot be confused.
+    read = Counter(str(d.value) for d in dice)
+    return "right" if read == Counter(str(lab["value"]) for lab in labels) else "wrong"
+
+
+def score(dice: list[Die] | tuple[Die, ...], labels: list[dict],
+          warnings: tuple[Any, ...] | list[Any] | None = None) -> Tally:
+    """Tally of one photo's reading against its labels; with the reading's `warnings`
+    (None: not scored as a roll), the photo is also scored as one roll (roll_outcome)."""
     t = Tally(labelled=len(labels), images=1)
+    if warnings is not None:
+        outcome = roll_outcome(dice, labels, warnings)
+        setattr(t, f"rolls_{outcome}", 1)
     pairs = match(dice, labels)
     t.missed = len(labels) - len(pairs)
     t.false = len(dice) - len(pairs)

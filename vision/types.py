@@ -8,6 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+# The table plays a die read at least this surely; below it, the phones are asked
+# (companion.controller.interpret uses it; `read --json` reports it per image).
+PLAY_CONFIDENCE = 0.6
+
 Kind = Literal["soldier", "event"]
 EventFace = Literal["blank", "dragon", "rally"]
 Value = int | str | None  # 1-6 for a soldier die, an EventFace for the Event die, None = unreadable

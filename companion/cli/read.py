@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     import cv2
 
     from vision import read_dice
+    from vision.types import PLAY_CONFIDENCE
 
     profile = None
     if args.profile:
@@ -71,7 +72,10 @@ def run(args: argparse.Namespace) -> int:
             continue
         reading = read_dice(frame, profile=profile)
         if args.json:
-            print(json.dumps({"image": path, **reading.to_json()}))
+            # play_confidence: the table plays a die read at least this surely and asks
+            # the phones below it, so a tool can work out what the table would do.
+            print(json.dumps({"image": path, **reading.to_json(),
+                              "play_confidence": PLAY_CONFIDENCE}))
         else:
             print(_text(path, reading))
         if overlay:

@@ -11,8 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from vision.types import PLAY_CONFIDENCE
+
 EVENT_FACES = ("blank", "dragon", "rally")
-MIN_CONFIDENCE = 0.6
+MIN_CONFIDENCE = PLAY_CONFIDENCE
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,8 @@ def test_benchmark_prints_a_line_per_set(script, lines):
     if script == "vision_accuracy.py":  # what the phones are asked, after each line
         asked = [r for r in done.stdout.splitlines() if "asked (read below 0.6)" in r]
         assert len(asked) == lines and all("choices a die)" in r for r in asked), done.stdout
+        rolls = [r for r in done.stdout.splitlines() if "rolls: played right" in r]
+        assert len(rolls) == lines, done.stdout
 
 
 def test_wide_view_same_size_keeps_the_photo_size_and_shrinks_the_dice():
@@ -128,3 +130,30 @@ def test_adapt_benchmark_learns_one_set_and_scores_its_validation_photos(tmp_pat
 def test_benchmark_says_when_the_data_is_missing(script, tmp_path):
     done = _run(script, "--data", str(tmp_path / "nothing"))
     assert done.returncode == 2 and "No dice data found" in done.stdout
+
+
+def test_leave_one_source_out_reads_each_set_with_its_own_fold(tmp_path):
+    import json
+    import shutil
+
+    from vision.onnxnets import MODEL_DIR
+
+    folds = tmp_path / "folds"
+    for name in ("byler-2019-12-08", "matteop65-train"):  # stand-in folds: the bundled nets
+        shutil.copytree(MODEL_DIR, folds / name)
+        meta = json.loads((folds / name / "train_meta.json").read_text())
+        (folds / name / "train_meta.json").write_text(json.dumps(meta | {"hold_out": [name]}))
+    done = _run("vision_loso.py", "--data", str(SAMPLES), "--folds", str(folds), "--limit", "2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = [r for r in done.stdout.splitlines() if "(held out)" in r and " correct " in r]
+    assert [r.split()[0] for r in rows] == ["byler-2019-12-08", "matteop65-train"]
+    rolls = [r for r in done.stdout.splitlines() if "rolls: played right" in r]
+    assert len(rolls) == 2 and all(r.endswith("of 2") for r in rolls), done.stdout
+    # a fold that saw the set it is to read is no fold; a missing one is said so
+    meta = json.loads((folds / "matteop65-train" / "train_meta.json").read_text())
+    (folds / "matteop65-train" / "train_meta.json").write_text(json.dumps(meta | {"hold_out": []}))
+    shutil.rmtree(folds / "byler-2019-12-08")
+    done = _run("vision_loso.py", "--data", str(SAMPLES), "--folds", str(folds), "--limit", "1")
+    assert done.returncode == 1
+    assert "byler-2019-12-08: no fold models" in done.stdout
+    assert "matteop65-train: the models in" in done.stdout and "not trained without it" in done.stdout

@@ -6,6 +6,7 @@ import json
 import cv2
 
 from companion.cli import main
+from companion.controller.interpret import MIN_CONFIDENCE
 
 
 def test_json_output_shape(sample_paths, capsys):
@@ -15,7 +16,9 @@ def test_json_output_shape(sample_paths, capsys):
     assert len(lines) == 2
     for path, line in zip(paths, lines):
         obj = json.loads(line)
-        assert list(obj) == ["image", "dice", "warnings"] and obj["image"] == path
+        assert list(obj) == ["image", "dice", "warnings", "play_confidence"]
+        assert obj["image"] == path
+        assert obj["play_confidence"] == MIN_CONFIDENCE  # what the table plays at
         assert obj["dice"]
         for d in obj["dice"]:
             assert set(d) == {"kind", "value", "center", "box", "confidence", "color"}

@@ -71,3 +71,45 @@ def test_asked_is_the_tables_threshold():
     from vision.evaluate import ASKED
 
     assert ASKED == MIN_CONFIDENCE
+
+
+def _die(value, conf=0.95, x=20):
+    kind = "event" if isinstance(value, str) else "soldier"
+    return Die(kind, value, (x, 20), (x - 20, 0, 40, 40), conf)
+
+
+def test_a_roll_is_played_right_asked_or_played_wrong():
+    from vision.evaluate import roll_outcome
+    from vision.types import DiceWarning
+
+    labels = [{"value": v, "bbox": [x - 20, 0, 40, 40]}
+              for v, x in ((3, 20), (5, 120), ("dragon", 220))]
+    right = [_die(3), _die(5, x=120), _die("dragon", x=220)]
+    assert roll_outcome(right, labels) == "right"
+    # faces swapped between dice: the rules see the same roll
+    assert roll_outcome([_die(5), _die(3, x=120), right[2]], labels) == "right"
+    assert roll_outcome([_die(3), _die(6, x=120), right[2]], labels) == "wrong"
+    assert roll_outcome([_die(3), _die(5, x=120), _die("rally", x=220)], labels) == "wrong"
+    # one die below the table's threshold, a die missing, one too many, a face unread,
+    # a warning: each is a question to the phones
+    assert roll_outcome([_die(3, 0.59), *right[1:]], labels) == "asked"
+    assert roll_outcome(right[:2], labels) == "asked"
+    assert roll_outcome([*right, _die(2, x=320)], labels) == "asked"
+    assert roll_outcome([*right[:2], Die("event", None, (220, 20), (200, 0, 40, 40), 0.0)],
+                        labels) == "asked"
+    warning = DiceWarning("touching", "Two dice are touching.", (0, 0, 80, 40))
+    assert roll_outcome(right, labels, (warning,)) == "asked"
+    # a missed 5 and a false die elsewhere: the count is right; the roll is played wrong
+    # unless the false die shows the missed face (then the rules see the same roll)
+    assert roll_outcome([right[0], _die(2, x=400), right[2]], labels) == "wrong"
+    assert roll_outcome([right[0], _die(5, x=400), right[2]], labels) == "right"
+
+
+def test_score_counts_rolls_only_with_the_warnings_given():
+    labels = [{"value": 4, "bbox": [0, 0, 40, 40]}]
+    assert score([_die(4)], labels).rolls_right == 0
+    t = score([_die(4)], labels, ())
+    assert (t.rolls_right, t.rolls_asked, t.rolls_wrong) == (1, 0, 0)
+    t.add(score([_die(2)], labels, ()))
+    t.add(score([], labels, ()))
+    assert (t.rolls_right, t.rolls_asked, t.rolls_wrong) == (1, 1, 1)

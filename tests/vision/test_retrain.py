@@ -15,6 +15,8 @@ from vision.onnxnets import MODEL_DIR
 from vision.training import retrain
 
 SAMPLES = Path(__file__).resolve().parents[2] / "vision" / "samples"
+# The bundled samples hold two of the public sets: the others are held out here.
+NOT_BUNDLED = [s for s in retrain.SETS if not (SAMPLES / s).is_dir()]
 
 
 def _value(command, flag):
@@ -49,9 +51,12 @@ def _photos(tmp_path):
 def test_retrain_runs_the_recipe_with_the_table_photos(tmp_path):
     extra, out = _photos(tmp_path), tmp_path / "models"
     trainer = _StandInTrainer()
-    assert retrain.retrain(out, SAMPLES, [extra], runner=trainer) == out
+    assert retrain.retrain(out, SAMPLES, [extra], runner=trainer, hold_out=NOT_BUNDLED) == out
     trains = [c for c in trainer.commands if "vision.training.train" in c]
     assert len(trains) == 3 and all(_value(c, "--extra-set") == str(extra) for c in trains)
+    calibrate = [c for c in trainer.commands if "vision.training.calibrate" in c]
+    for c in trains + calibrate:  # held-out sets are neither trained on nor fitted on
+        assert [c[i + 1] for i, a in enumerate(c) if a == "--hold-out"] == NOT_BUNDLED
     detector, a, b = trains
     assert "--det-only" in detector and _value(detector, "--det-steps") == "5000"
     assert _value(detector, "--seed") == "4"
@@ -74,8 +79,12 @@ def test_retrain_smoke_scale_and_bad_folders(tmp_path):
         == ["50", "80", "80"]
     with pytest.raises(FileNotFoundError, match="not a labelled photo folder"):
         retrain.retrain(tmp_path / "m", SAMPLES, [tmp_path / "nothing"], runner=_StandInTrainer())
+    extra = _photos(tmp_path)
     with pytest.raises(FileNotFoundError, match="public photo sets are needed"):
-        retrain.retrain(tmp_path / "m", tmp_path, [_photos(tmp_path)], runner=_StandInTrainer())
+        retrain.retrain(tmp_path / "m", SAMPLES, [extra], runner=_StandInTrainer())
+    with pytest.raises(FileNotFoundError, match="public photo sets are needed"):
+        retrain.retrain(tmp_path / "m", tmp_path, [extra], runner=_StandInTrainer(),
+                        hold_out=NOT_BUNDLED)
     assert retrain.main(["--extra-set", str(tmp_path / "nothing"), "--out",
                          str(tmp_path / "m"), "--data", str(SAMPLES)]) == 2
 

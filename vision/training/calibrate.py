@@ -20,14 +20,15 @@ import numpy as np
 from vision.adapt import best_temperature, nll
 from vision.detect import DieDetector
 from vision.evaluate import match
-from vision.faces import CROP, NOT_DIE, FaceReader
+from vision.faces import CROP, NO_PIPS, NOT_DIE, FaceReader
 from vision.types import Die
 
 
-def collect(models: Path, data: Path, members: list[dict]
+def collect(models: Path, data: Path, members: list[dict], hold_out: tuple[str, ...] = ()
             ) -> tuple[list[np.ndarray], np.ndarray]:
     """Each member's mean logits over its views for every detection on the validation
-    photos (the detector runs once), and the detections' true classes."""
+    photos of the sets not in `hold_out` (the detector runs once), and the detections'
+    true classes (a face without pips, the Event die's, is class 7)."""
     import cv2
 
     from vision.training.data import SETS, is_validation
@@ -36,6 +37,8 @@ def collect(models: Path, data: Path, members: list[dict]
     zs: list[list[np.ndarray]] = [[] for _ in members]
     ys = []
     for name in SETS:
+        if name in hold_out or not (data / name / "manifest.json").is_file():
+            continue
         manifest = json.loads((data / name / "manifest.json").read_text())
         for e in manifest["images"]:
             if not is_validation(name, e):
@@ -50,7 +53,8 @@ def collect(models: Path, data: Path, members: list[dict]
             dice = [Die("soldier", None, c.center, c.box, 0.0) for c in cands]
             target = np.full(len(cands), NOT_DIE)
             for li, di in match(dice, e["dice"]):
-                target[di] = e["dice"][li]["value"] - 1
+                value = e["dice"][li]["value"]
+                target[di] = value - 1 if isinstance(value, int) else NO_PIPS
             ys.append(target)
     return [np.concatenate(z) for z in zs], np.concatenate(ys)
 
@@ -72,6 +76,8 @@ def main() -> None:
     ap.add_argument("--models", type=Path, required=True)
     ap.add_argument("--data", type=Path, default=Path("../shared/data/dice"))
     ap.add_argument("--member", action="append", default=[], metavar="FILE[:CROP]")
+    ap.add_argument("--hold-out", action="append", default=[], metavar="NAME",
+                    help="leave this set's validation photos out (a leave-one-source-out fold)")
     args = ap.parse_args()
     meta_path = args.models / "faces.json"
     old = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
@@ -82,7 +88,7 @@ def main() -> None:
             members.append({"file": file, "temperature": 1.0, "crop": int(crop or CROP)})
     else:
         members = old.get("members") or [{"file": "faces.onnx", "temperature": 1.0}]
-    zs, y = collect(args.models, args.data, members)
+    zs, y = collect(args.models, args.data, members, tuple(args.hold_out))
     for m, z in zip(members, zs):
         print(m["file"], end=": ")
         m["temperature"] = round(fit(z, y), 4)

@@ -16,9 +16,16 @@ import numpy as np
 
 from vision.training.synth import NO_PIPS
 
-SETS = ("byler-2019-12-08", "matteop65-train")
+SETS = ("byler-2019-12-08", "matteop65-train", "rune55-gray-topdown", "rune55-oblique")
 VAL_FRACTION = 0.2  # of matteop65 images, chosen by a fixed hash of the file name
+SCENE_VAL_FRACTION = 0.1  # of the rune55 scenes (a scene's rotated copies stay together)
 PIP_SPAN = 0.75  # pip box side / face side for faces 2-6 (measured by eye on matteop65)
+# The rune55 sets hold many rotated and sheared copies of each scene (3,518 and 2,123
+# photos): at most this many are loaded, spread over the scenes, to bound memory.
+CAP = {"rune55-gray-topdown": 900, "rune55-oblique": 900}
+# Single-die crop sets in ../dice-crops (classifier only): the die's face side as a share
+# of the crop's side, measured by eye.
+CROP_SETS = {"casino-felt": 0.85, "tomitomi3-cup": 0.45}
 
 
 @dataclass
@@ -35,17 +42,40 @@ def hash_share(name: str) -> float:
     return int(hashlib.sha1(("share:" + name).encode()).hexdigest()[:8], 16) / 2 ** 32
 
 
+def scene_of(entry: dict) -> str:
+    """The scene a photo shows: copies of one scene (rune55's rotations) share it."""
+    return str(entry.get("source_stem") or entry["file"])
+
+
 def is_validation(set_name: str, entry: dict) -> bool:
-    """The fixed validation split: byler's own "test" images, 20% of matteop65 by hash."""
+    """The fixed validation split: byler's own "test" images, 20% of matteop65 by hash,
+    10% of the rune55 scenes by hash (all copies of a scene on one side)."""
     if entry.get("split") == "test":
         return True
     if set_name.startswith("matteop65"):
         h = int(hashlib.sha1(entry["file"].encode()).hexdigest()[:8], 16)
         return (h % 1000) < VAL_FRACTION * 1000
+    if set_name.startswith("rune55"):
+        return hash_share("scene:" + scene_of(entry)) < SCENE_VAL_FRACTION
     return False
 
 
+def capped(entries: list[dict], cap: int | None) -> list[dict]:
+    """At most `cap` entries, spread over the scenes: each scene's first copy (by a fixed
+    hash of the file name) before any scene's second, and so on."""
+    if cap is None or len(entries) <= cap:
+        return entries
+    rank: dict[str, int] = {}
+    keyed = []
+    for e in sorted(entries, key=lambda e: hash_share(e["file"])):
+        k = rank[scene_of(e)] = rank.get(scene_of(e), -1) + 1
+        keyed.append((k, hash_share(e["file"]), e))
+    return [e for _, _, e in sorted(keyed, key=lambda t: t[:2])[:cap]]
+
+
 def _face_sides(set_name: str, dice: list[dict]) -> list[float]:
+    if set_name.startswith("rune55-oblique"):  # seen from low down: the box holds side faces
+        return [min(d["bbox"][2], d["bbox"][3]) for d in dice]
     sides = [max(d["bbox"][2], d["bbox"][3]) for d in dice]
     if not set_name.startswith("matteop65"):
         return sides
@@ -59,23 +89,28 @@ def _face_sides(set_name: str, dice: list[dict]) -> list[float]:
 
 def labels_of(set_name: str, entry: dict) -> np.ndarray:
     """(n, 4) rows cx, cy, face side, value: 1-6, or NO_PIPS for the Event die's faces
-    ("blank", "dragon", "rally" in a table's own photos, vision/photolog.py)."""
+    ("blank", "dragon", "rally" in a table's own photos, vision/photolog.py, and in
+    rendered sets). A rendered die's `top_bbox` (its upward face's box) gives the centre
+    and side where there is one."""
     dice = entry["dice"]
     sides = _face_sides(set_name, dice)
     rows = []
     for d, side in zip(dice, sides):
-        x, y, w, h = d["bbox"]
+        x, y, w, h = d.get("top_bbox") or d["bbox"]
+        if "top_bbox" in d:
+            side = max(w, h)
         value = d["value"] if isinstance(d["value"], int) else NO_PIPS
         rows.append((x + w / 2, y + h / 2, side, value))
     return np.array(rows, np.float32).reshape(-1, 4)
 
 
 def load_set(root: Path, set_name: str) -> list[Photo]:
-    """The photos of the set in folder root/set_name (a manifest.json and its images)."""
+    """The photos of the set in folder root/set_name (a manifest.json and its images; at
+    most CAP of them for the big sets)."""
     folder = root / set_name
     manifest = json.loads((folder / "manifest.json").read_text())
     photos = []
-    for entry in manifest["images"]:
+    for entry in capped(manifest["images"], CAP.get(set_name)):
         image = cv2.imread(str(folder / entry["file"]))
         if image is None:
             raise ValueError(f"cannot read {folder / entry['file']}")
@@ -84,10 +119,39 @@ def load_set(root: Path, set_name: str) -> list[Photo]:
     return photos
 
 
-def load_all(root: Path, extra: tuple[Path, ...] = ()) -> list[Photo]:
-    """The public sets in `root` (SETS) and any `extra` set folders (a table's own photos)."""
-    return [p for s in SETS if (root / s).is_dir() for p in load_set(root, s)] + \
+def load_all(root: Path, extra: tuple[Path, ...] = (), hold_out: tuple[str, ...] = ()
+             ) -> list[Photo]:
+    """The public sets in `root` (SETS) but those named in `hold_out`, and any `extra` set
+    folders (a table's own photos, rendered sets)."""
+    return [p for s in SETS if (root / s).is_dir() and s not in hold_out
+            for p in load_set(root, s)] + \
         [p for folder in extra for p in load_set(folder.parent, folder.name)]
+
+
+@dataclass
+class Crop:
+    """One die cut out of a photo (the crop sets): the die lies in the middle."""
+
+    set: str
+    image: np.ndarray  # BGR
+    side: float  # the face's side in pixels (estimated: CROP_SETS)
+    value: int
+
+
+def load_crops(root: Path, hold_out: tuple[str, ...] = ()) -> list[Crop]:
+    """The single-die crop sets (CROP_SETS) in `root`'s sibling folder dice-crops, those
+    named in `hold_out` excepted; [] where the folder is absent."""
+    crops = []
+    for name, share in CROP_SETS.items():
+        folder = root.parent / "dice-crops" / name
+        if name in hold_out or not (folder / "manifest.json").is_file():
+            continue
+        for entry in json.loads((folder / "manifest.json").read_text())["crops"]:
+            image = cv2.imread(str(folder / entry["file"]))
+            if image is None:
+                raise ValueError(f"cannot read {folder / entry['file']}")
+            crops.append(Crop(name, image, share * max(image.shape[:2]), int(entry["value"])))
+    return crops
 
 
 def dark_weights(pool: list[tuple[np.ndarray, np.ndarray]], dice: np.ndarray, weight: float

@@ -33,6 +33,9 @@ from vision.training.data import SETS
 
 REPO = Path(__file__).resolve().parents[2]
 DETECTOR = {"seed": 4, "steps": 5000}
+# The shipped recipe's options of vision.training.train, given to every training command
+# (both networks); a leave-one-source-out fold adds --hold-out (benchmarks/vision_loso.py).
+RECIPE: tuple[str, ...] = ()
 MEMBERS = ({"file": "faces.onnx", "seed": 7, "steps": 8000},
            {"file": "faces_b.onnx", "seed": 5, "steps": 8000})
 
@@ -47,10 +50,13 @@ def _train(*args: object) -> list[str]:
     return [sys.executable, "-m", "vision.training.train", *(str(a) for a in args)]
 
 
-def stages(out: Path, data: Path, extra: Sequence[Path], scale: float = 1.0
+def stages(out: Path, data: Path, extra: Sequence[Path], scale: float = 1.0,
+           hold_out: Sequence[str] = (), recipe: Sequence[str] = RECIPE
            ) -> list[list[list[str]]]:
-    """The recipe's commands, stage by stage; the commands of one stage run side by side."""
-    sets = [a for d in extra for a in ("--extra-set", d)]
+    """The recipe's commands, stage by stage; the commands of one stage run side by side.
+    `hold_out`: sets never trained on, nor used to fit the temperatures."""
+    held = [a for name in hold_out for a in ("--hold-out", name)]
+    sets = [a for d in extra for a in ("--extra-set", d)] + held + list(recipe)
     steps = [_steps(s, scale) for s in (DETECTOR["steps"], *[m["steps"] for m in MEMBERS])]
     detector = _train("--data", data, "--out", out, "--det-only", "--det-steps", steps[0],
                       "--seed", DETECTOR["seed"], *sets)
@@ -58,7 +64,8 @@ def stages(out: Path, data: Path, extra: Sequence[Path], scale: float = 1.0
                       "--face-steps", n, "--seed", m["seed"], "--threads", 1, *sets)
                for m, n in zip(MEMBERS, steps[1:])]
     calibrate = [sys.executable, "-m", "vision.training.calibrate", "--models", str(out),
-                 "--data", str(data), *[a for m in MEMBERS for a in ("--member", m["file"])]]
+                 "--data", str(data), *[a for m in MEMBERS for a in ("--member", m["file"])],
+                 *held]
     return [[detector], members, [calibrate]]
 
 
@@ -73,16 +80,18 @@ def run_side_by_side(commands: Sequence[Sequence[str]]) -> None:
 
 
 def retrain(out: Path, data: Path, extra: Sequence[Path], *, scale: float = 1.0,
-            runner: Runner = run_side_by_side) -> Path:
-    """Train a model folder `out` with the extra sets; the folder is returned."""
+            runner: Runner = run_side_by_side, hold_out: Sequence[str] = (),
+            recipe: Sequence[str] = RECIPE) -> Path:
+    """Train a model folder `out` with the extra sets, never seeing the sets named in
+    `hold_out`; the folder is returned."""
     for d in extra:
         if not (Path(d) / "manifest.json").is_file():
             raise FileNotFoundError(f"{d} is not a labelled photo folder (no manifest.json)")
     for name in SETS:
-        if not (data / name / "manifest.json").is_file():
+        if name not in hold_out and not (data / name / "manifest.json").is_file():
             raise FileNotFoundError(f"the public photo sets are needed too: no {data / name}")
     out.mkdir(parents=True, exist_ok=True)
-    detector, members, calibrate = stages(out, data, extra, scale)
+    detector, members, calibrate = stages(out, data, extra, scale, hold_out, recipe)
     runner(detector)
     for m in MEMBERS:  # each member mines its hard negatives with the detector
         (out / f"member-{m['seed']}").mkdir(exist_ok=True)
@@ -95,6 +104,7 @@ def retrain(out: Path, data: Path, extra: Sequence[Path], *, scale: float = 1.0,
             **{m["file"]: {"seed": m["seed"], "steps": _steps(m["steps"], scale)}
                for m in MEMBERS},
             "extra_sets": [str(d) for d in extra], "trained_on_validation": False,
+            "hold_out": list(hold_out), "recipe": list(recipe),
             "command": "python -m vision.training.retrain (vision/training/README.md)"}
     (out / "train_meta.json").write_text(json.dumps(meta, indent=1) + "\n")
     for m in MEMBERS:
@@ -120,8 +130,13 @@ def compare(out: Path, data: Path, extra: Sequence[Path], profile: Path | None) 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--extra-set", action="append", required=True, type=Path, metavar="DIR",
-                    help="a table's labelled photos (DATA/dice-photos); repeatable")
+    ap.add_argument("--extra-set", action="append", default=[], type=Path, metavar="DIR",
+                    help="a table's labelled photos (DATA/dice-photos), or a rendered set; "
+                         "repeatable")
+    ap.add_argument("--hold-out", action="append", default=[], metavar="NAME",
+                    help="never train on this public set (repeatable)")
+    ap.add_argument("--recipe", help="options for vision.training.train instead of the "
+                    "shipped recipe's (one string, e.g. \"--new-background 0.5\")")
     ap.add_argument("--out", type=Path, required=True, help="the new model folder")
     ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "dice",
                     help="the public photo sets (default: ../shared/data/dice)")
@@ -131,8 +146,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-compare", action="store_true", help="skip the scoring at the end")
     args = ap.parse_args(argv)
     try:
+        recipe = RECIPE if args.recipe is None else tuple(args.recipe.split())
         out = retrain(args.out.resolve(), args.data.resolve(),
-                      [d.resolve() for d in args.extra_set], scale=args.steps_scale)
+                      [d.resolve() for d in args.extra_set], scale=args.steps_scale,
+                      hold_out=args.hold_out, recipe=recipe)
     except (FileNotFoundError, RuntimeError) as e:
         print(f"retrain: {e}", file=sys.stderr)
         return 2

@@ -30,6 +30,8 @@ NOT_DIE = FACE_CLASSES - 1
 
 ANY_ANGLE = [False]  # every set's photos turned any angle, the angled webcam's too (--any-angle)
 SWAP = [0.0]  # chance of a sample's colours inverted, shuffled or taken away (--colour-swap)
+NEW_BG = [0.0]  # chance of a sample's surface replaced by a new one (--new-background)
+CROPS = [0.0]  # share of the classifier's dice taken from the crop sets (--crop-share)
 
 
 def recolour(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -39,8 +41,18 @@ def recolour(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return img
 
 
+def resurface(img: np.ndarray, centres: np.ndarray, sides: np.ndarray,
+               rng: np.random.Generator) -> np.ndarray:
+    """With --new-background P: with chance P, the dice moved onto a new surface
+    (augment.new_background; else no rng drawn)."""
+    if NEW_BG[0] and rng.random() < NEW_BG[0]:
+        return augment.new_background(img, centres, sides, rng)
+    return img
+
+
 def _rotation_range(photo: data.Photo) -> float:
-    return 180.0 if photo.set.startswith("byler") or ANY_ANGLE[0] else 20.0
+    # The angled webcam's photos are turned a little only; the top-down sets any angle.
+    return 20.0 if photo.set.startswith("matteop65") and not ANY_ANGLE[0] else 180.0
 
 
 def det_sample(photo: data.Photo, image: np.ndarray, labels: np.ndarray,
@@ -59,9 +71,9 @@ def det_sample(photo: data.Photo, image: np.ndarray, labels: np.ndarray,
     fill = cv2.mean(image)[:3]
     out = cv2.warpAffine(image, m, (PATCH, PATCH), flags=cv2.INTER_AREA,
                          borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
-    out = recolour(augment.photometric(out, rng), rng)
     pts = augment.transform_points(m, labels[:, :2]) if len(labels) else np.zeros((0, 2))
     lab = np.concatenate([pts, labels[:, 2:3] * scale], 1) if len(labels) else np.zeros((0, 3))
+    out = recolour(augment.photometric(resurface(out, lab[:, :2], lab[:, 2], rng), rng), rng)
     inside = (lab[:, 0] >= 0) & (lab[:, 0] < PATCH) & (lab[:, 1] >= 0) & (lab[:, 1] < PATCH)
     return out, lab[inside]
 
@@ -166,13 +178,37 @@ def _pick(dice: np.ndarray, cum: np.ndarray | None, rng: np.random.Generator) ->
     return min(int(np.searchsorted(cum, rng.random())), len(dice) - 1)
 
 
+def crop_set_sample(crops: list[data.Crop], rng: np.random.Generator) -> tuple[np.ndarray, int]:
+    """A die of the crop sets, cut as the reader cuts a die (any turn, size jittered)."""
+    c = crops[rng.integers(len(crops))]
+    h, w = c.image.shape[:2]
+    side = c.side * CROP_SCALE * rng.uniform(*FACE_SCALE)
+    cx, cy = w / 2 + rng.normal(0, 0.05 * c.side), h / 2 + rng.normal(0, 0.05 * c.side)
+    return crop(c.image, cx, cy, side, rng.uniform(-180, 180), rng.random() < 0.5), c.value - 1
+
+
 def face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
                 rng: np.random.Generator, positives: list[tuple] = (),
-                cum: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+                cum: np.ndarray | None = None, crops: list[data.Crop] = ()
+                ) -> tuple[np.ndarray, int]:
     """One classifier crop: a die (uniform over all dice, so crowded photos count fully;
-    half of them, when given, as the detector cut them), a hard negative, or a random
-    background spot."""
+    half of them, when given, as the detector cut them; CROPS of them from the crop
+    sets), a hard negative, or a random background spot; with --new-background, on a
+    new surface at times."""
+    img, label = _face_sample(pool, dice, negatives, rng, positives, cum, crops)
+    if label != NOT_DIE:
+        s = img.shape[0]
+        return resurface(img, np.array([[s / 2, s / 2]]), np.array([s / CROP_SCALE]), rng), label
+    return resurface(img, np.zeros((0, 2)), np.zeros(0), rng), label
+
+
+def _face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
+                 rng: np.random.Generator, positives: list[tuple] = (),
+                 cum: np.ndarray | None = None, crops: list[data.Crop] = ()
+                 ) -> tuple[np.ndarray, int]:
     r = rng.random()
+    if crops and CROPS[0] and rng.random() < CROPS[0]:
+        return crop_set_sample(crops, rng)
     if r < 0.31 and len(positives):
         image, cx, cy, side, value, rot = positives[rng.integers(len(positives))]
         side *= rng.uniform(0.95, 1.05)
@@ -206,8 +242,8 @@ def face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
 
 def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
                 rng: np.random.Generator, width: int = 12, ema: float = 0.0,
-                positives: list[tuple] = (), norm: bool = False, dark: float = 1.0
-                ) -> torch.nn.Module:
+                positives: list[tuple] = (), norm: bool = False, dark: float = 1.0,
+                crops: list[data.Crop] = ()) -> torch.nn.Module:
     """The trained classifier, or with ema > 0 the exponential moving average of its
     weights (and batch-norm statistics) over the steps: steadier from run to run."""
     net = FaceNet(width, CROP_SIZE[0], norm)
@@ -224,7 +260,8 @@ def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
               f" of {len(dice)}")
     t0 = time.time()
     for step in range(steps):
-        batch = [face_sample(pool, dice, negatives, rng, positives, cum) for _ in range(64)]
+        batch = [face_sample(pool, dice, negatives, rng, positives, cum, crops)
+                 for _ in range(64)]
         x = to_tensor([recolour(augment.photometric(b[0], rng, AUG[0]), rng) for b in batch])
         y = torch.tensor([b[1] for b in batch])
         loss = F.cross_entropy(net(x), y)
@@ -337,12 +374,23 @@ def main() -> None:
     ap.add_argument("--colour-swap", type=float, default=0.0,
                     help="chance of a training sample's colours inverted, shuffled or made "
                          "grey (both networks): dice and trays unlike the photos'")
+    ap.add_argument("--hold-out", action="append", default=[], metavar="NAME",
+                    help="never train on this photo or crop set (repeatable): leave-one-source-"
+                         "out folds (benchmarks/vision_loso.py)")
+    ap.add_argument("--new-background", type=float, default=0.0,
+                    help="chance of a training sample's dice moved onto a new surface of any "
+                         "colour and texture (both networks)")
+    ap.add_argument("--crop-share", type=float, default=0.0,
+                    help="share of the classifier's dice taken from the single-die crop sets "
+                         "(../dice-crops beside --data)")
     ap.add_argument("--synth-copies", type=int, default=1,
                     help="copies of each photo with synthetic dice pasted in")
     ap.add_argument("--solid-synth", action="store_true",
                     help="synthetic dice with side faces, glints and translucent bodies")
     args = ap.parse_args()
     SWAP[0] = args.colour_swap
+    NEW_BG[0] = args.new_background
+    CROPS[0] = args.crop_share
     torch.set_num_threads(args.threads)
     CROP_SIZE[0] = args.crop
     AUG[0] = args.face_aug
@@ -354,7 +402,7 @@ def main() -> None:
     torch.manual_seed(args.seed)
     cv2.setNumThreads(1)
     rng = np.random.default_rng(args.seed)
-    photos = [p for p in data.load_all(args.data, tuple(args.extra_set))
+    photos = [p for p in data.load_all(args.data, tuple(args.extra_set), tuple(args.hold_out))
               if args.all or not p.val]
     if args.only_set:
         photos = [p for p in photos if p.set in args.only_set]
@@ -374,8 +422,10 @@ def main() -> None:
     print(f"{len(negatives)} hard negatives, {len(positives)} detector crops of dice")
     if not args.detector_crops:
         positives = []
+    crops = data.load_crops(args.data, tuple(args.hold_out)) if args.crop_share else []
+    print(f"{len(crops)} single-die crops")
     export(train_faces(pool, negatives, args.face_steps, rng, args.face_width, args.ema,
-                       positives, args.input_norm, args.dark_weight),
+                       positives, args.input_norm, args.dark_weight, crops),
            (1, 3, args.crop, args.crop), args.out / "faces.onnx")
     meta = {"crop": args.crop, "face_width": args.face_width, "crop_scale": CROP_SCALE,
             "det_width": DET_W, "stride": STRIDE, "trained_on_validation": bool(args.all),
@@ -385,7 +435,9 @@ def main() -> None:
             "train_share": args.train_share, "face_aug": args.face_aug, "paint": args.paint,
             "any_angle": args.any_angle, "only_set": args.only_set,
             "extra_sets": [str(p) for p in args.extra_set], "colour_swap": args.colour_swap,
-            "synth_copies": args.synth_copies, "solid_synth": args.solid_synth}
+            "synth_copies": args.synth_copies, "solid_synth": args.solid_synth,
+            "hold_out": args.hold_out, "new_background": args.new_background,
+            "crop_share": args.crop_share}
     (args.out / "train_meta.json").write_text(json.dumps(meta, indent=1))
 
 

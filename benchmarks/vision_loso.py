@@ -1,0 +1,133 @@
+"""Leave one source out: how the dice reader reads photo sets it never trained on.
+
+    .venv/bin/python benchmarks/vision_loso.py [--data DIR] [--folds DIR] [--train]
+                                               [--recipe "OPTIONS"] [--extra-set DIR ...]
+                                               [--only NAME ...] [--limit N]
+
+A player's dice, tray, light and camera are new to the reader every time, so it is
+judged on sets it never saw. For each labelled set NAME in --data, the models of its fold,
+FOLDS/NAME (trained on every other set, real and rendered, never on NAME:
+`python -m vision.training.retrain --hold-out NAME --out FOLDS/NAME`), read every photo
+of NAME. With --train, missing folds are trained first (needs the `train` extra; about 16
+minutes a fold on a 2-core laptop); without it they are reported missing.
+
+Printed per set: dice read right / labelled, missed, false, read wrong, read wrong with
+confidence >= 0.9, milliseconds per frame (one core); the dice the phones are asked
+about; and each photo taken as one roll: how many rolls the table would play right, ask
+about, and play wrong (vision.evaluate.roll_outcome). The public sets hold no Event die:
+what is read as one there is counted on its own line and left out of the scores (the
+rune55 photos show unlabelled symbol dice, which are dice without pips).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from vision_accuracy import _asked_line, _line, data_arguments, data_sets, rolls_line
+
+
+def read_set(folder: Path, models: Path, limit: int | None):
+    """The Tally of the fold's models reading every photo of the set in `folder`, and how
+    many Event dice were read in photos labelled without one (dropped from the scores)."""
+    from vision import read_dice
+    from vision.evaluate import Tally, score
+
+    manifest = json.loads((folder / "manifest.json").read_text())
+    entries = manifest["images"][:limit] if limit else manifest["images"]
+    total, events, event_photos = Tally(), 0, 0
+    for entry in entries:
+        frame = cv2.imread(str(folder / entry["file"]))
+        t0, c0 = time.perf_counter(), time.process_time()
+        reading = read_dice(frame, models=models)
+        ms, cpu = 1000 * (time.perf_counter() - t0), 1000 * (time.process_time() - c0)
+        dice = reading.dice
+        if not any(isinstance(d["value"], str) for d in entry["dice"]):
+            kept = tuple(d for d in dice if d.kind != "event")
+            events += len(dice) - len(kept)
+            event_photos += len(kept) < len(dice)
+            dice = kept
+        t = score(dice, entry["dice"], reading.warnings)
+        t.ms.append(ms)
+        t.cpu_ms.append(cpu)
+        total.add(t)
+    return total, events, event_photos
+
+
+def has_models(folder: Path) -> bool:
+    return all((folder / f).is_file() for f in ("detector.onnx", "faces.json"))
+
+
+def train_fold(name: str, folder: Path, data: Path, extra: list[Path], recipe: str | None
+               ) -> None:
+    """Train the fold that never sees `name` (vision.training.retrain)."""
+    cmd = [sys.executable, "-m", "vision.training.retrain", "--out", str(folder), "--data",
+           str(data), "--hold-out", name, "--no-compare",
+           *[a for d in extra for a in ("--extra-set", str(d))]]
+    if recipe is not None:
+        cmd.append(f"--recipe={recipe}")
+    print(f"training the fold without {name}: {' '.join(cmd)}", flush=True)
+    subprocess.run(cmd, check=True, cwd=REPO)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    data_arguments(ap)
+    ap.add_argument("--folds", type=Path,
+                    default=Path(os.environ.get("DICE_FOLDS") or REPO / ".folds"),
+                    help="one model folder per held-out set (default $DICE_FOLDS, else .folds)")
+    ap.add_argument("--train", action="store_true", help="train the folds that are missing")
+    ap.add_argument("--recipe", help="training options for new folds (vision.training.retrain)")
+    ap.add_argument("--extra-set", action="append", default=[], type=Path, metavar="DIR",
+                    help="a rendered or table's own set every fold also trains on")
+    ap.add_argument("--only", action="append", default=[], metavar="NAME",
+                    help="only these held-out sets")
+    args = ap.parse_args()
+    sets = [s for s in data_sets(args.data) if not args.only or s.name in args.only]
+    if not sets:
+        return 2
+    cv2.setNumThreads(1)
+    from vision import read_dice
+
+    print(f"leave one source out, data {args.data}, folds {args.folds}, one core")
+    status = 0
+    for folder in sets:
+        fold = args.folds / folder.name
+        if not has_models(fold) and args.train:
+            train_fold(folder.name, fold, args.data, args.extra_set, args.recipe)
+        if not has_models(fold):
+            print(f"{folder.name}: no fold models in {fold} (run with --train)")
+            status = 1
+            continue
+        meta = json.loads((fold / "train_meta.json").read_text()) \
+            if (fold / "train_meta.json").is_file() else {}
+        if folder.name not in meta.get("hold_out", []):
+            print(f"{folder.name}: the models in {fold} were not trained without it: skipped")
+            status = 1
+            continue
+        read_dice(np.full((480, 640, 3), 128, np.uint8), models=fold)  # load before timing
+        t, events, event_photos = read_set(folder, fold, args.limit)
+        print(_line(f"{folder.name} (held out)", t))
+        print(_asked_line(t))
+        print(rolls_line(t))
+        if events:
+            print(f"{'':<6}read as the Event die: {events} in {event_photos} photos "
+                  f"(left out of the scores: this set shows no Event die)")
+        extra = ", ".join(Path(d).name for d in meta.get("extra_sets", [])) or "none"
+        print(f"{'':<6}fold trained with recipe {meta.get('recipe') or 'shipped'}, "
+              f"extra sets: {extra}", flush=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
