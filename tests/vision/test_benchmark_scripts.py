@@ -157,3 +157,20 @@ def test_leave_one_source_out_reads_each_set_with_its_own_fold(tmp_path):
     assert done.returncode == 1
     assert "byler-2019-12-08: no fold models" in done.stdout
     assert "matteop65-train: the models in" in done.stdout and "not trained without it" in done.stdout
+
+
+def test_surfaces_benchmark_lays_the_dice_on_every_tray():
+    from vision_surfaces import COLOURS, moved, trays
+
+    done = _run("vision_surfaces.py", "--data", str(SAMPLES), "--limit", "1")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert sum(" found " in r and " right " in r for r in lines) == 2 * (2 * len(COLOURS) + 2)
+    assert sum(r.startswith("  worst tray: ") for r in lines) == 2
+    # the dice keep their pixels; the tray around them is the new one
+    image = np.full((120, 160, 3), 250, np.uint8)
+    image[40:80, 60:100] = (0, 0, 200)  # a red die on a white tray
+    entry = {"dice": [{"value": 1, "bbox": [60, 40, 40, 40]}]}
+    tray = trays(120, 160)["plain black"]
+    out = moved(image, entry, "byler-2019-12-08", tray)
+    assert (out[55:65, 75:85] == (0, 0, 200)).all() and (out[:10, :10] == tray[:10, :10]).all()

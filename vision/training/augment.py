@@ -73,33 +73,41 @@ def swap_colours(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
 
 
-def background(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
-    """A random surface for dice to lie on: plain colour, felt, wood grain or a smooth
-    gradient, in any hue and lightness, under uneven light."""
-    hsv = np.uint8([[[rng.integers(0, 180), rng.integers(0, 256), rng.integers(15, 256)]]])
-    colour = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
-    kind = rng.integers(0, 4)
-    if kind == 0:  # plain
+SURFACES = ("plain", "felt", "wood", "gradient")
+
+
+def background(h: int, w: int, rng: np.random.Generator, *,
+               colour: tuple[int, int, int] | None = None, kind: str | None = None,
+               lamp: bool | None = None) -> np.ndarray:
+    """A surface for dice to lie on: plain colour, felt, wood grain or a smooth gradient
+    (`kind`, one of SURFACES), in `colour` (BGR), under a lamp's uneven light or not;
+    what is not given is random (any hue and lightness)."""
+    if colour is None:
+        hsv = np.uint8([[[rng.integers(0, 180), rng.integers(0, 256), rng.integers(15, 256)]]])
+        colour = tuple(int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+    colour_f = np.array(colour, np.float32)
+    kind = kind or SURFACES[int(rng.integers(0, 4))]
+    if kind == "plain":
         shade = np.ones((h, w), np.float32)
-    elif kind == 1:  # felt: fine fibres over soft blotches
+    elif kind == "felt":  # fine fibres over soft blotches
         fine = cv2.GaussianBlur(rng.random((h, w)).astype(np.float32), (0, 0), rng.uniform(0.5, 1.5))
         soft = cv2.GaussianBlur(rng.random((h, w)).astype(np.float32), (0, 0), rng.uniform(8, 30))
         shade = 1 + rng.uniform(0.1, 0.5) * (fine - fine.mean()) / max(float(fine.std()), 1e-3) / 3 \
             + rng.uniform(0, 0.4) * (soft - soft.mean()) / max(float(soft.std()), 1e-3) / 3
-    elif kind == 2:  # wood grain: wavy stripes
+    elif kind == "wood":  # wavy stripes
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         a = rng.uniform(0, np.pi)
         u = xx * np.cos(a) + yy * np.sin(a)
         warp_ = cv2.GaussianBlur(rng.random((h, w)).astype(np.float32), (0, 0), 20) * 60
         shade = 1 + rng.uniform(0.1, 0.35) * np.sin((u + warp_) / rng.uniform(2, 12))
-    else:  # smooth gradient
+    else:  # a smooth gradient
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         shade = 1 + rng.uniform(-0.4, 0.4) * (xx / w - 0.5) + rng.uniform(-0.4, 0.4) * (yy / h - 0.5)
-    if rng.random() < 0.5:  # a lamp's pool of light
+    if rng.random() < 0.5 if lamp is None else lamp:  # a lamp's pool of light
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         cx, cy, r = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0.5, 1.5) * max(h, w)
         shade = shade * (1 - rng.uniform(0, 0.5) * np.clip(np.hypot(xx - cx, yy - cy) / r, 0, 1))
-    return np.clip(colour[None, None] * shade[..., None], 0, 255).astype(np.uint8)
+    return np.clip(colour_f[None, None] * shade[..., None], 0, 255).astype(np.uint8)
 
 
 def die_mask(img: np.ndarray, centres: np.ndarray, sides: np.ndarray) -> np.ndarray:
@@ -131,7 +139,8 @@ def die_mask(img: np.ndarray, centres: np.ndarray, sides: np.ndarray) -> np.ndar
 
 
 def new_background(img: np.ndarray, centres: np.ndarray, sides: np.ndarray,
-                   rng: np.random.Generator) -> np.ndarray:
+                   rng: np.random.Generator, *, surface: np.ndarray | None = None,
+                   blobs: bool = True) -> np.ndarray:
     """`img` with everything but its dice (centres (n, 2), face sides (n,), die_mask) and
     a few blobs of the old surface replaced by a new surface (`background`): the same
     dice on a tray of another colour and texture. The old blobs kept besides the dice
@@ -145,5 +154,5 @@ def new_background(img: np.ndarray, centres: np.ndarray, sides: np.ndarray,
         cv2.ellipse(mask, (int(cx), int(cy)), (int(r), int(r * rng.uniform(0.5, 1))),
                     float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
     mask = cv2.GaussianBlur(mask, (0, 0), max(0.7, 0.04 * typical))[..., None]
-    new = background(h, w, rng).astype(np.float32)
+    new = (background(h, w, rng) if surface is None else surface).astype(np.float32)
     return (img * mask + new * (1 - mask)).astype(np.uint8)
