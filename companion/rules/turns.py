@@ -345,8 +345,25 @@ def _next_player(state: GameState, events: list[Event]) -> Result:
     old = state.turn
     turn = Turn(roller=nxt, dice_in_hand=state.rules.attacker_dice, last_roll=old.last_roll,
                 last_event=old.last_event, options=old.options, farkle=old.farkle)
-    phase = Phase.NEW_COMPANION if nxt in state.reincarnate else Phase.CHOOSE_ACTION
-    return replace(state, current=nxt, turn=turn, phase=phase, choice=None), events
+    state = replace(state, current=nxt, turn=turn, phase=Phase.CHOOSE_ACTION, choice=None)
+    if nxt in state.reincarnate:
+        if any(s.companion for s in state.seats):
+            return replace(state, phase=Phase.NEW_COMPANION), events
+        # A game set up without Companion cards has none to draw: back outside at once.
+        return _reincarnate(state, None, events)
+    return state, events
+
+
+def _reincarnate(state: GameState, new: str | None, events: list[Event]) -> Result:
+    """The current player, wiped in the Keep, starts this turn outside it with the
+    Companion `new` (None: the game uses no Companions) and chooses an action."""
+    me = state.current
+    seat = state.seats[me]
+    state = state.with_seat(me, companion=new, in_keep=False)
+    state = replace(state, reincarnate=tuple(s for s in state.reincarnate if s != me),
+                    phase=Phase.CHOOSE_ACTION)
+    data = {"old": seat.companion, "new": new}
+    return state, [*events, Event("left_keep", seat.name), Event("reincarnated", seat.name, data)]
 
 
 def new_companion(state: GameState, name: object) -> Result:
@@ -356,8 +373,4 @@ def new_companion(state: GameState, name: object) -> Result:
     seat = state.seats[me]
     if not isinstance(name, str) or not name.strip():
         raise IllegalMove(f"{seat.name} draws a new Companion: name the card drawn.")
-    new = card_id(name)
-    state = state.with_seat(me, companion=new, in_keep=False)
-    state = replace(state, reincarnate=tuple(s for s in state.reincarnate if s != me), phase=Phase.CHOOSE_ACTION)
-    data = {"old": seat.companion, "new": new}
-    return state, [Event("left_keep", seat.name), Event("reincarnated", seat.name, data)]
+    return _reincarnate(state, card_id(name), [])
