@@ -107,6 +107,46 @@ def test_runtime_without_camera_with_recorded_leds(tmp_path):
     assert strip.frames[-1] == tuple([(0, 0, 0)] * 30)  # turned off on the way out
 
 
+@pytest.fixture
+def mock_factory():
+    """gpiozero's own MockFactory as the default pin factory, for the test."""
+    from gpiozero import Device
+    from gpiozero.pins.mock import MockFactory
+
+    saved, Device.pin_factory = Device.pin_factory, MockFactory()
+    try:
+        yield Device.pin_factory
+    finally:
+        Device.pin_factory.reset()
+        Device.pin_factory = saved
+
+
+def test_leds_and_buttons_that_fail_to_start_leave_the_table_playing(tmp_path, mock_factory):
+    # No SPI on this machine (neopixel_spi raises StripError, a RuntimeError) and pin 5
+    # already claimed (gpiozero's GPIOPinInUse): both used to stop `serve`, which systemd
+    # then restarted in a loop. A camera fault already let the game go on; these now do too.
+    from gpiozero import Button
+
+    from companion.config import ButtonConfig
+
+    held = Button(5, pin_factory=mock_factory)  # another program's claim on the roll pin
+    config = Config(leds=LedConfig(backend="neopixel_spi", count=30),
+                    buttons=ButtonConfig(enabled=True, roll=5))
+    runtime = build_runtime(config, data_dir=tmp_path, camera="none",
+                            keeper=load_keeper(None, tmp_path))
+    assert runtime.lights is None and runtime.buttons is None
+    notice = runtime.table.state()["pending"]
+    assert notice["kind"] == "notice"
+    assert notice["reason"].startswith("The LEDs are off: neopixel_spi")
+    assert "The table buttons do not work:" in notice["reason"] and "dragon-farkle doctor" in notice["reason"]
+    runtime.start()
+    runtime.table.new_game({"players": ["A", "B"]})
+    runtime.table.apply_steps([{"action": "recruit"}, {"roll": [1, 2, 2, 4, 4, 5], "event": "blank"}])
+    assert runtime.table.state()["phase"] == "set_aside"
+    runtime.stop()
+    held.close()
+
+
 def test_a_camera_reopened_gets_the_profiles_latest_lock(table, tmp_path):
     # An unplugged Pi camera is opened again with what the profile holds then: exposure
     # and focus locked after the table started must not be lost on a replug.
