@@ -164,3 +164,80 @@ def test_the_pi_hotspot_help_is_its_header_comment(tmp_path):
     assert result.returncode == 0 and calls == []
     assert lines[0].startswith("# Let the Pi open its own Wi-Fi network")
     assert all(line.startswith("#") for line in lines) and "dry run" in lines[-1]
+
+
+FAKE_TOOL = """#!/bin/sh
+# a stand-in for one system tool: logs how it was called
+echo "$(basename "$0") $*" >> "$LOG"
+case "$(basename "$0") $1" in
+  "dpkg --print-architecture") echo "$ARCH" ;;
+esac
+exit 0
+"""
+
+
+def dry_run_install(tmp_path: Path, *, arch: str = "arm64",
+                    model: str = "Raspberry Pi 5 Model B Rev 1.0") -> tuple[subprocess.CompletedProcess, list[str], Path]:
+    """scripts/install-pi from a copy of the checkout, every system tool it calls faked:
+    (result, the tools' calls in order, the boot config it edits)."""
+    app = tmp_path / "app"
+    (app / "scripts").mkdir(parents=True)
+    shutil.copy(SCRIPT, app / "scripts" / "install-pi")
+    (app / "hardware" / "systemd").mkdir(parents=True)
+    (app / "hardware" / "systemd" / "dragon-farkle.service").write_text(unit_text())
+    python = app / ".venv" / "bin" / "python"  # the venv exists; its python writes the config
+    python.parent.mkdir(parents=True)
+    python.write_text('#!/bin/sh\necho "venv-python $*" >> "$LOG"\necho "[camera]"\n')
+    python.chmod(0o755)
+    fakes = tmp_path / "bin"
+    fakes.mkdir()
+    for tool in ("dpkg", "apt-get", "sudo", "raspi-config", "usermod", "systemctl",
+                 "systemd-analyze"):
+        (fakes / tool).write_text(FAKE_TOOL)
+        (fakes / tool).chmod(0o755)
+    log, boot, model_file = tmp_path / "log", tmp_path / "config.txt", tmp_path / "model"
+    boot.write_text("dtparam=audio=on\n")
+    model_file.write_bytes(model.encode() + b"\0")  # /proc/device-tree/model ends in a NUL
+    env = {"PATH": f"{fakes}:/usr/bin:/bin", "LOG": str(log), "ARCH": arch, "APP_USER": "nobody",
+           "CONFIG": str(tmp_path / "etc" / "companion.toml"), "UNIT": str(tmp_path / "unit"),
+           "STATE_DIR": str(tmp_path / "state"), "BOOT_CONFIG": str(boot),
+           "MODEL_FILE": str(model_file)}
+    result = subprocess.run(["bash", str(app / "scripts" / "install-pi")], capture_output=True,
+                            text=True, env=env, timeout=60, check=False)
+    calls = log.read_text().splitlines() if log.exists() else []
+    return result, calls, boot
+
+
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="install-pi refuses to run without root")
+
+
+@needs_root
+def test_install_pi_refuses_a_32_bit_system_before_changing_anything(tmp_path):
+    result, calls, _ = dry_run_install(tmp_path, arch="armhf")
+    assert result.returncode == 1
+    assert "64-bit" in result.stderr and "armhf" in result.stderr
+    assert calls == ["dpkg --print-architecture"]  # no apt, no venv, no service
+
+
+@needs_root
+def test_install_pi_brings_every_gpio_package_blinka_imports(tmp_path):
+    result, calls, _ = dry_run_install(tmp_path)
+    assert result.returncode == 0, result.stderr
+    install = next(c for c in calls if c.startswith("apt-get install"))
+    for package in ("python3-picamera2", "python3-lgpio", "python3-libgpiod",
+                    "python3-rpi-lgpio", "--no-install-recommends"):
+        assert package in install.split(), package
+    assert "systemctl enable dragon-farkle.service" in calls
+
+
+@needs_root
+@pytest.mark.parametrize(("model", "fixed"), [
+    ("Raspberry Pi 4 Model B Rev 1.5", True),
+    ("Raspberry Pi Compute Module 4 Rev 1.0", True),
+    ("Raspberry Pi 400 Rev 1.1", True),
+    ("Raspberry Pi 5 Model B Rev 1.0", False),
+])
+def test_install_pi_steadies_the_core_clock_on_every_bcm2711_board(tmp_path, model, fixed):
+    result, _, boot = dry_run_install(tmp_path, model=model)
+    assert result.returncode == 0, result.stderr
+    assert ("core_freq=500\ncore_freq_min=500" in boot.read_text()) is fixed
