@@ -197,18 +197,18 @@ class PiCamera(Camera):
         self._focus: float | None = None  # the lens position held, once known
         self._focusing = False  # an autofocus scan runs; the lens is held once it ends
         self._focus_started = 0.0
+        self._closed = True  # until the camera is open: close() has nothing to release
         cls = picamera2_class or _load_picamera2()
         cameras = camera_list(cls)
         if not 0 <= camera_num < len(cameras):
-            self._closed = True
             raise CameraError("picamera: no camera found (libcamera lists "
                               f"{len(cameras)}): check the ribbon cable at both ends, then reboot")
         self.model = cameras[camera_num].get("Model")
         try:
             self._cam = cls(camera_num)
         except Exception as exc:
-            self._closed = True
             raise CameraError(f"picamera: no camera found or it is busy ({exc})") from exc
+        self._closed = False
         try:
             self._configure(locked, focus)
         except Exception as exc:
