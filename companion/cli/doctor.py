@@ -64,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def examine(pi: Any, config: Any, *, led_test: bool = True,
-            addresses: Callable[[], list[str]] | None = None) -> list[Finding]:
+            addresses: Callable[[], list[str]] | None = None,
+            sleep: Callable[[float], None] = time.sleep) -> list[Finding]:
     """Every check, in the order a player fixes things."""
     model = pi.model()
     service_state = pi.service()
@@ -74,7 +75,7 @@ def examine(pi: Any, config: Any, *, led_test: bool = True,
         system_bits(pi.architecture()),
         camera(pi, config),
         *spi(pi, config, model),
-        leds(pi, config, running=running, led_test=led_test),
+        leds(pi, config, running=running, led_test=led_test, sleep=sleep),
         buttons(pi, config, running=running),
         service(service_state, model),
         disk(config.server.data_dir),
