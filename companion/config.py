@@ -234,7 +234,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
     "camera": {
         "spec": _camera_spec,
         "size": _size,
-        "settle_seconds": _number(0, 30),
+        "settle_seconds": _number(0.5, 30),  # controls and AE take frames to settle
         "replay_hold": _number(0, 3600),
         "replay_transition": _number(0, 60),
         "keep_photos": _count,

@@ -23,6 +23,7 @@ SUBCOMMANDS: list[str] = [
     "calibrate",
     "learn_dice",
     "serve",
+    "doctor",
 ]
 
 

@@ -42,6 +42,10 @@ def settings(args: argparse.Namespace) -> Any:
 
     if args.camera and args.camera != "none":
         parse_spec(args.camera)  # a bad spec is an error now, not a camera retried forever
+    from hardware.leds import BACKENDS
+
+    if args.leds and args.leds not in BACKENDS:  # a typo, not a device fault to play without
+        raise ValueError(f"unknown LED backend {args.leds!r}; use one of {', '.join(BACKENDS)}")
     config = load_config(args.config)
     server = config.server
     server = dataclasses.replace(

@@ -3,7 +3,9 @@
 Every collaborator is injected (camera, reader, settler, overlay, clock, sleep) so
 tests drive it with fakes one `step()` at a time. A camera that fails never stops
 the game: the table is switched to manual entry (the page says so) and the loop
-keeps retrying, reopening the camera when it was given a way to.
+keeps retrying, reopening the camera when it was given a way to, waiting twice as long
+after each failure in a row (from `retry_after` up to `max_retry` seconds), so a missing
+camera costs little while the table is played by hand.
 """
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ class CameraLoop:
         sleep: Callable[[float], None] = time.sleep,
         interval: float = 0.1,
         retry_after: float = 2.0,
+        max_retry: float = 30.0,
     ) -> None:
         self.table = table
         self.camera = camera
@@ -45,6 +48,8 @@ class CameraLoop:
         self.sleep = sleep
         self.interval = interval
         self.retry_after = retry_after
+        self.max_retry = max_retry
+        self._retry = retry_after  # the next wait after a failure; doubles while they go on
         self.failed = False
         self.reader_failed = False
         self._stop = threading.Event()
@@ -73,6 +78,7 @@ class CameraLoop:
         except Exception as err:  # noqa: BLE001 - any device error: report, fall back to typing, retry later
             self._fail(err)
             return None
+        self._retry = self.retry_after
         if self.failed:
             self.failed = False
             self.table.set_camera("camera", "Camera working: roll in the tray.")
@@ -128,8 +134,14 @@ class CameraLoop:
             except Exception:  # a reader bug must not kill the table: log and carry on
                 log.exception("camera loop step failed")
                 state = "error"
-            pause = self.retry_after if state == "failed" else self.interval
+            pause = self._backoff() if state == "failed" else self.interval
             self._stop.wait(max(0.0, pause - (self.clock() - started)))
+
+    def _backoff(self) -> float:
+        """Seconds to wait after a failed read: doubled after each failure in a row."""
+        pause = self._retry
+        self._retry = min(self._retry * 2, self.max_retry)
+        return pause
 
     def stop(self) -> None:
         self._stop.set()

@@ -2,7 +2,9 @@
 
 `build_runtime` is what `dragon-farkle serve` calls; each device comes from its own
 package (hardware, vision, calibration) and is optional: without a camera the table
-runs on typed rolls, without LEDs nothing lights up.
+runs on typed rolls, without LEDs nothing lights up. A device that fails to start (no SPI,
+a GPIO pin another program holds, a missing library) is left out and the phones are told
+why, as for the camera: the game never waits on its lights or buttons.
 """
 from __future__ import annotations
 
@@ -211,7 +213,25 @@ def build_runtime(config: Any, *, data_dir: Path, camera: str | None, keeper: Pr
         runtime.camera_loop = open_camera_loop(table, camera_config, keeper)
         runtime.calibration = keeper
     if config.leds.backend != "none":
-        runtime.lights = open_lights(table, config.leds, keeper.profile)
-        keeper.lights = runtime.lights
-    runtime.buttons = config.buttons.open(functools.partial(press, table))
+        try:
+            runtime.lights = open_lights(table, config.leds, keeper.profile)
+        except Exception as err:  # noqa: BLE001 - StripError, Blinka, gpiozero, lgpio: play without
+            device_failed(table, "The LEDs are off", err)
+        else:
+            keeper.lights = runtime.lights
+    try:
+        runtime.buttons = config.buttons.open(functools.partial(press, table))
+    except Exception as err:  # noqa: BLE001 - "GPIO busy", no pin factory: play from the phones
+        device_failed(table, "The table buttons do not work", err)
     return runtime
+
+
+def device_failed(table: Table, what: str, err: Exception) -> None:
+    """Log a device that did not start and tell every phone, after any notice already there."""
+    log.error("%s: %s", what, err)
+    sentence = (f"{what}: {err}. The game goes on without them; on the Pi, "
+                "`dragon-farkle doctor` says what to fix.")
+    pending = table.pending or {}
+    if pending.get("kind") == "notice":
+        sentence = f"{pending['reason']} {sentence}"
+    table.ask("notice", sentence)

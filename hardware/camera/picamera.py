@@ -15,6 +15,19 @@ where it stopped (AfMode manual + LensPosition): a hand reaching into the tray m
 not make the lens hunt mid-roll, as continuous autofocus would. A profile's lens
 position (kept with the locked exposure) is applied at once, without a scan. Cameras
 without autofocus (Camera Module 2, HQ) have no AfMode control and are left alone.
+
+Checked against the upstream source (raspberrypi/picamera2, picamera2/picamera2.py,
+controls.py, job.py), whose behaviour tests/hardware/test_camera_devices.py's fake follows:
+- With no camera, `Picamera2()` opens a pipe before `global_camera_info()[n]` raises
+  IndexError, and `close()` returns early for a camera that never opened: the pipe leaks on
+  every retry. So the camera list is read first (it opens nothing) and nothing is built
+  when it is empty.
+- `capture_array()` / `capture_metadata()` wait for ever by default (picamera2 issue 794);
+  a stalled camera (a loose ribbon) would hang the camera thread. Each waits `CAPTURE_WAIT`.
+- `set_controls()` raises for a control libcamera does not advertise: a mono sensor has no
+  AwbEnable or ColourGains. Only advertised controls are sent.
+- Controls take effect a few frames after they are sent, and auto exposure needs a few
+  frames more: `settle_seconds` below `MIN_SETTLE` would lock values not yet settled.
 """
 from __future__ import annotations
 
@@ -39,6 +52,20 @@ AF_MANUAL, AF_AUTO = 0, 1
 AF_TRIGGER_START = 0
 AF_SCANNING, AF_FOCUSED = 1, 2
 FOCUS_WAIT = 5.0  # seconds past settling a focus scan may take before the lens is held as it is
+CAPTURE_WAIT = 2.0  # seconds a frame may take (30 fps: 33 ms) before the camera counts as stalled
+MIN_SETTLE = 0.5  # seconds of auto exposure before locking: controls apply frames later
+VIRTUAL_CONTROLS = {"FrameRate": "FrameDurationLimits"}  # picamera2's controls.py
+# Sensor names libcamera reports (global_camera_info()["Model"]) and the boards they are on.
+MODELS = {
+    "imx708": "Camera Module 3",
+    "imx708_wide": "Camera Module 3 Wide",
+    "imx708_noir": "Camera Module 3 NoIR",
+    "imx219": "Camera Module 2",
+    "imx477": "HQ Camera",
+    "imx296": "Global Shutter Camera",
+    "ov5647": "Camera Module 1",
+    "imx500": "AI Camera",
+}
 _ALIASES = {
     "exposuretime": "ExposureTime",
     "exposure_time": "ExposureTime",
@@ -65,6 +92,25 @@ def _load_picamera2() -> type:
             f"({exc}); on a Raspberry Pi run scripts/install-pi (apt install python3-picamera2)"
         ) from exc
     return Picamera2
+
+
+def camera_list(cls: Any) -> list[dict[str, Any]]:
+    """The cameras libcamera sees ({"Model": "imx708", "Id": ...} each), opening none."""
+    info = getattr(cls, "global_camera_info", None)
+    if info is None:  # a Picamera2 older than its camera list: construct and see
+        return [{}]
+    try:
+        return list(info())
+    except Exception as exc:
+        raise CameraError(f"picamera: libcamera cannot list the cameras ({exc})") from exc
+
+
+def describe_model(model: str | None) -> str:
+    """A sensor's name for people, e.g. "Camera Module 3 (imx708)"; unknown ones keep theirs."""
+    if not model:
+        return "a camera"
+    board = MODELS.get(str(model))
+    return f"{board} ({model})" if board else str(model)
 
 
 def normalise_settings(settings: Any) -> dict[str, Any]:
@@ -141,6 +187,9 @@ class PiCamera(Camera):
         values = normalise_settings(settings) if settings is not None else {}
         focus = values.pop(FOCUS_KEY, None)
         locked = values or None  # every exposure value automatic: settle, then lock
+        if not float(settle_seconds) >= MIN_SETTLE:
+            raise CameraSpecError(f"picamera: settle_seconds must be at least {MIN_SETTLE} (controls "
+                                  f"take a few frames to apply), got {settle_seconds}")
         self.size = size
         self._clock = clock
         self._settle = float(settle_seconds)
@@ -148,12 +197,18 @@ class PiCamera(Camera):
         self._focus: float | None = None  # the lens position held, once known
         self._focusing = False  # an autofocus scan runs; the lens is held once it ends
         self._focus_started = 0.0
+        self._closed = True  # until the camera is open: close() has nothing to release
         cls = picamera2_class or _load_picamera2()
+        cameras = camera_list(cls)
+        if not 0 <= camera_num < len(cameras):
+            raise CameraError("picamera: no camera found (libcamera lists "
+                              f"{len(cameras)}): check the ribbon cable at both ends, then reboot")
+        self.model = cameras[camera_num].get("Model")
         try:
             self._cam = cls(camera_num)
         except Exception as exc:
-            self._closed = True
             raise CameraError(f"picamera: no camera found or it is busy ({exc})") from exc
+        self._closed = False
         try:
             self._configure(locked, focus)
         except Exception as exc:
@@ -170,7 +225,8 @@ class PiCamera(Camera):
     def _configure(self, locked: dict[str, Any] | None, focus: float | None) -> None:
         controls: dict[str, Any] = {"FrameRate": 30}
         if locked:
-            controls.update(self._without_mono(locked))
+            controls.update(locked)
+        controls = self._supported(controls)
         held = self.has_autofocus and focus is not None
         if held:
             controls.update({"AfMode": AF_MANUAL, FOCUS_KEY: focus})
@@ -180,8 +236,9 @@ class PiCamera(Camera):
         self._cam.configure(config)
         self._cam.start()
         if locked:
-            self._cam.set_controls({"AeEnable": False, "AwbEnable": False, **controls})
-            self._locked = dict(locked)
+            self._cam.set_controls(self._supported({"AeEnable": False, "AwbEnable": False,
+                                                    **controls}))
+            self._locked = self._supported(locked)
         if held:
             self._focus = float(focus)
         elif self.has_autofocus:
@@ -197,7 +254,9 @@ class PiCamera(Camera):
     def _check_focus(self, now: float) -> None:
         """Once the scan has ended (or taken too long), hold the lens where it is."""
         try:
-            meta = self._cam.capture_metadata()
+            meta = self._metadata()
+        except CameraError:
+            raise
         except Exception as exc:
             raise CameraError(f"picamera: could not read the focus ({exc})") from exc
         state = meta.get("AfState")
@@ -217,10 +276,25 @@ class PiCamera(Camera):
             raise CameraError(f"picamera: could not hold the focus ({exc})") from exc
         self._focus = float(position)
 
-    def _without_mono(self, controls: dict[str, Any]) -> dict[str, Any]:
-        if getattr(self._cam, "is_mono", False):
-            return {k: v for k, v in controls.items() if k != "ColourGains"}
-        return controls
+    def _supported(self, controls: dict[str, Any]) -> dict[str, Any]:
+        """The controls libcamera advertises for this sensor (a mono one has no AwbEnable or
+        ColourGains); Picamera2 raises for any other."""
+        advertised = getattr(self._cam, "camera_controls", None)
+        if not advertised:  # not known: send them all, as before
+            return dict(controls)
+        return {k: v for k, v in controls.items()
+                if VIRTUAL_CONTROLS.get(k, k) in advertised}
+
+    def _metadata(self) -> dict[str, Any]:
+        """The next frame's metadata, waiting at most CAPTURE_WAIT."""
+        try:
+            return self._cam.capture_metadata(wait=CAPTURE_WAIT)
+        except TimeoutError as exc:
+            raise CameraError(self._stalled()) from exc
+
+    def _stalled(self) -> str:
+        return (f"picamera: no frame for {CAPTURE_WAIT:g} s, the camera stopped (a loose ribbon "
+                "cable?); reopening it")
 
     @property
     def locked(self) -> bool:
@@ -265,10 +339,11 @@ class PiCamera(Camera):
     def lock(self) -> dict[str, Any]:
         """Freeze exposure and white balance at the values auto exposure reached now."""
         try:
-            meta = self._cam.capture_metadata()
+            meta = self._metadata()
             found = {k: meta[k] for k in LOCK_KEYS if k in meta}
-            values = self._without_mono(normalise_settings(found))
-            self._cam.set_controls({"AeEnable": False, "AwbEnable": False, **values})
+            values = self._supported(normalise_settings(found))
+            self._cam.set_controls(self._supported({"AeEnable": False, "AwbEnable": False,
+                                                    **values}))
         except CameraError:
             raise
         except Exception as exc:
@@ -280,7 +355,7 @@ class PiCamera(Camera):
         """Return to auto exposure / white balance (the calibration wizard's "re-measure"),
         and focus again (the camera may have been moved)."""
         try:
-            self._cam.set_controls({"AeEnable": True, "AwbEnable": True})
+            self._cam.set_controls(self._supported({"AeEnable": True, "AwbEnable": True}))
             if self.has_autofocus:
                 self._start_focus()
         except Exception as exc:
@@ -290,7 +365,9 @@ class PiCamera(Camera):
 
     def _read(self) -> np.ndarray:
         try:
-            frame = self._cam.capture_array("main")
+            frame = self._cam.capture_array("main", wait=CAPTURE_WAIT)
+        except TimeoutError as exc:
+            raise CameraError(self._stalled()) from exc
         except Exception as exc:
             raise CameraError(f"picamera: capture failed ({exc})") from exc
         frame = check_frame(frame, self.name)

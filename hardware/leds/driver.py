@@ -27,6 +27,7 @@ class LedDriver:
         self._scene = scene or Scene()
         self._lock = threading.Lock()
         self._last: list[RGB] | None = None
+        self._failing: str | None = None  # the error being retried, logged once
         self.errors = 0
 
     @property
@@ -49,8 +50,13 @@ class LedDriver:
             self.strip.show(pixels)
         except StripError as exc:
             self.errors += 1  # a flaky strip must not stop the game; try again next tick
-            log.warning("leds: %s", exc)
+            if str(exc) != self._failing:  # once, not 30 lines a second into the journal
+                log.warning("leds: %s (retrying every frame)", exc)
+                self._failing = str(exc)
             return False
+        if self._failing is not None:
+            log.info("leds: working again after %d failed frames", self.errors)
+            self._failing = None
         self._last = pixels
         return True
 

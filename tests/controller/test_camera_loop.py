@@ -152,6 +152,35 @@ def test_thread_runs_and_stops(tmp_path, fakes):
     assert loop.camera.closed and t.state()["camera"]["mode"] == "camera"
 
 
+def test_a_missing_camera_is_retried_less_and_less_often(tmp_path, fakes):
+    t = Table(GameStore(tmp_path / "g.sqlite3"))
+    opens = []
+
+    def reopen():
+        opens.append(1)
+        if len(opens) >= 6:
+            return fakes.Camera()
+        raise RuntimeError("no camera found")
+
+    waits = []
+
+    class Stop:  # the loop's stop event: records each wait, stops after eight
+        def is_set(self) -> bool:
+            return len(waits) >= 8
+
+        def wait(self, seconds: float) -> None:
+            waits.append(seconds)
+
+    loop = CameraLoop(t, None, reader=fakes.Reader(), settler=fakes.Settler(), reopen=reopen,
+                      clock=lambda: 0.0, interval=0.1, retry_after=2.0, max_retry=10.0)
+    loop._stop = Stop()
+    loop.run()
+    # five failed opens wait 2, 4, 8, 10, 10 s (each one leaked a pipe with Picamera2 before);
+    # the camera that opens resets it: frames come every interval again
+    assert waits == [2.0, 4.0, 8.0, 10.0, 10.0, 0.1, 0.1, 0.1]
+    assert len(opens) == 6
+
+
 def test_a_failing_reader_is_reported_and_the_table_goes_on(table, fakes, loop_for):
     table.apply_step({"action": "recruit"})
 

@@ -107,6 +107,49 @@ def test_runtime_without_camera_with_recorded_leds(tmp_path):
     assert strip.frames[-1] == tuple([(0, 0, 0)] * 30)  # turned off on the way out
 
 
+@pytest.fixture
+def mock_factory():
+    """gpiozero's own MockFactory as the default pin factory, for the test."""
+    from gpiozero import Device
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    saved, Device.pin_factory = Device.pin_factory, MockFactory(pin_class=MockPWMPin)
+    try:
+        yield Device.pin_factory
+    finally:
+        Device.pin_factory.reset()
+        Device.pin_factory = saved
+
+
+def test_leds_and_buttons_that_fail_to_start_leave_the_table_playing(tmp_path, mock_factory):
+    # An LED pin and a button pin already claimed (gpiozero's GPIOPinInUse; on a Pi lgpio's
+    # "GPIO busy"; for the strip, no SPI or Blinka not loading): each used to stop `serve`,
+    # which systemd then restarted in a loop. A camera fault already let the game go on;
+    # these now do too.
+    from gpiozero import Button
+
+    from companion.config import ButtonConfig
+
+    held = [Button(pin, pin_factory=mock_factory) for pin in (5, 17)]  # another program's
+    config = Config(leds=LedConfig(backend="gpio", count=30, gpio=(
+                        {"kind": "rgbled", "pins": [17, 27, 22], "segment": "turn"},)),
+                    buttons=ButtonConfig(enabled=True, roll=5))
+    runtime = build_runtime(config, data_dir=tmp_path, camera="none",
+                            keeper=load_keeper(None, tmp_path))
+    assert runtime.lights is None and runtime.buttons is None
+    notice = runtime.table.state()["pending"]
+    assert notice["kind"] == "notice"
+    assert notice["reason"].startswith("The LEDs are off: gpio rgbled on pins [17, 27, 22]")
+    assert "The table buttons do not work:" in notice["reason"] and "dragon-farkle doctor" in notice["reason"]
+    runtime.start()
+    runtime.table.new_game({"players": ["A", "B"]})
+    runtime.table.apply_steps([{"action": "recruit"}, {"roll": [1, 2, 2, 4, 4, 5], "event": "blank"}])
+    assert runtime.table.state()["phase"] == "set_aside"
+    runtime.stop()
+    for button in held:
+        button.close()
+
+
 def test_a_camera_reopened_gets_the_profiles_latest_lock(table, tmp_path):
     # An unplugged Pi camera is opened again with what the profile holds then: exposure
     # and focus locked after the table started must not be lost on a replug.

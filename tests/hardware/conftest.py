@@ -1,6 +1,9 @@
 """Shared fakes for the hardware tests: a clock, gpiozero's mock pins, photo files."""
 from __future__ import annotations
 
+import contextlib
+import importlib.util
+import os
 from pathlib import Path
 
 import cv2
@@ -24,6 +27,34 @@ class FakeClock:
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
+
+
+def _load_fake_picamera2():
+    """tests/hardware/fake_picamera2.py (the tests folder is not a package)."""
+    path = Path(__file__).with_name("fake_picamera2.py")
+    spec = importlib.util.spec_from_file_location("fake_picamera2", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+fake_picamera2 = _load_fake_picamera2()
+
+
+@pytest.fixture
+def picam(monkeypatch, clock):
+    """The Picamera2 stand-in (fake_picamera2.py), on the test's clock; pipes closed after."""
+    cls = fake_picamera2.FakePicamera2
+    for name, value in (("instances", []), ("pipes", []), ("mono", False), ("autofocus", False),
+                        ("stalled", False), ("scan_frames", 2), ("scan_ends", 2),
+                        ("cameras", [{"Model": "imx219", "Num": 0, "Id": "/base/imx219@10"}])):
+        monkeypatch.setattr(cls, name, value)
+    monkeypatch.setattr(cls, "clock", staticmethod(clock))
+    yield cls
+    for read, write in cls.pipes:  # whatever the code under test left open
+        read.close()
+        with contextlib.suppress(OSError):
+            os.close(write)
 
 
 @pytest.fixture

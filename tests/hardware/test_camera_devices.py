@@ -1,7 +1,7 @@
 """Pi camera and USB webcam backends against fakes of Picamera2 and cv2.VideoCapture."""
 from __future__ import annotations
 
-from typing import ClassVar
+import os
 
 import numpy as np
 import pytest
@@ -10,88 +10,7 @@ from hardware.camera import CameraError, CameraSpecError, open_camera
 
 pytestmark = pytest.mark.hardware
 
-METADATA = {"ExposureTime": 12000, "AnalogueGain": 2.5, "ColourGains": (1.8, 1.4), "Lux": 300.0}
-
-
-class FakePicamera2:
-    """The slice of Picamera2's API the backend uses, recording every call."""
-
-    instances: ClassVar[list[FakePicamera2]] = []
-    fail_open = False
-    mono = False
-    autofocus = False  # a Camera Module 3: AfMode among the controls
-    scan_frames = 2  # metadata reads an autofocus scan reports "scanning" (AfState 1) for
-    scan_ends = 2  # then: 2 focused, 3 failed
-
-    def __init__(self, camera_num: int = 0) -> None:
-        if FakePicamera2.fail_open:
-            raise IndexError("list index out of range")  # what Picamera2() raises with no camera
-        self.camera_num = camera_num
-        self.calls: list[tuple] = []
-        self.controls: dict = {}
-        self.is_mono = FakePicamera2.mono
-        self.broken = False
-        # Picamera2.camera_controls: name -> (min, max, default)
-        self.camera_controls = ({"AfMode": (0, 2, 0), "LensPosition": (0.0, 15.0, 1.0)}
-                                if FakePicamera2.autofocus else {"ExposureTime": (1, 66666, None)})
-        self.lens = 1.0
-        self.scanning = 0
-        self.af_state = 0
-        FakePicamera2.instances.append(self)
-
-    def create_video_configuration(self, main=None, controls=None):
-        self.calls.append(("create_video_configuration", main, controls))
-        return {"main": dict(main), "controls": dict(controls or {})}
-
-    def configure(self, config):
-        self.calls.append(("configure", config))
-        self.config = config
-
-    def start(self):
-        self.calls.append(("start",))
-
-    def capture_array(self, name="main"):
-        if self.broken:
-            raise RuntimeError("Camera frontend has timed out!")
-        width, height = self.config["main"]["size"]
-        frame = np.zeros((height, width, 3), np.uint8)
-        frame[..., 0] = 200  # B first: RGB888 gives BGR arrays
-        return frame
-
-    def capture_metadata(self):
-        meta = dict(METADATA)
-        if FakePicamera2.autofocus:
-            if self.scanning:
-                self.scanning -= 1
-                self.lens += 0.4  # the lens moves while it scans
-                self.af_state = 1 if self.scanning else FakePicamera2.scan_ends
-            meta.update({"AfState": self.af_state, "LensPosition": self.lens})
-        return meta
-
-    def set_controls(self, controls):
-        self.calls.append(("set_controls", dict(controls)))
-        self.controls.update(controls)
-        if controls.get("AfTrigger") == 0 and self.controls.get("AfMode") == 1:
-            self.scanning, self.af_state = FakePicamera2.scan_frames, 1
-        if "LensPosition" in controls:
-            self.lens = controls["LensPosition"]
-
-    def stop(self):
-        self.calls.append(("stop",))
-
-    def close(self):
-        self.calls.append(("close",))
-
-
-@pytest.fixture
-def picam(monkeypatch):
-    monkeypatch.setattr(FakePicamera2, "instances", [])
-    monkeypatch.setattr(FakePicamera2, "fail_open", False)
-    monkeypatch.setattr(FakePicamera2, "mono", False)
-    monkeypatch.setattr(FakePicamera2, "autofocus", False)
-    monkeypatch.setattr(FakePicamera2, "scan_frames", 2)
-    monkeypatch.setattr(FakePicamera2, "scan_ends", 2)
-    return FakePicamera2
+METADATA = {"ExposureTime": 12000, "AnalogueGain": 2.5, "ColourGains": (1.8, 1.4)}
 
 
 def test_picamera_configures_rgb888_video_and_locks_after_settling(picam, clock):
@@ -126,11 +45,21 @@ def test_picamera_applies_profile_settings_before_the_first_frame(picam, clock):
     assert fake.controls["ColourGains"] == (2.0, 1.2)
 
 
-def test_picamera_skips_colour_gains_on_a_mono_sensor(picam, clock):
-    picam.mono = True
-    cam = open_camera("picamera", settle_seconds=0, picamera2_class=picam, clock=clock)
+def test_picamera_locks_a_mono_sensor_without_the_colour_controls_it_lacks(picam, clock):
+    picam.mono = True  # libcamera advertises no AwbEnable or ColourGains: Picamera2 raises for them
+    cam = open_camera("picamera", settle_seconds=0.5, picamera2_class=picam, clock=clock)
     cam.read()
-    assert "ColourGains" not in picam.instances[0].controls
+    clock.advance(0.5)
+    cam.read()
+    assert cam.locked and not cam.closed
+    controls = picam.instances[0].controls
+    assert controls == {"AeEnable": False, "ExposureTime": 12000, "AnalogueGain": 2.5}
+    assert cam.settings == {"ExposureTime": 12000, "AnalogueGain": 2.5}
+    cam.unlock()  # re-measuring sends only what the sensor has, too
+    assert picam.instances[0].controls["AeEnable"] is True and not cam.locked
+    mono_profile = open_camera("picamera", settings={"exposure_us": 9000, "awb_gains": [1.5, 1.5]},
+                               picamera2_class=picam, clock=clock)
+    assert mono_profile.locked and "ColourGains" not in picam.instances[-1].calls[0][2]
 
 
 def test_picamera_unlock_lets_auto_exposure_measure_again(picam, clock):
@@ -171,7 +100,8 @@ def test_picamera_focuses_once_on_the_tray_and_holds_the_lens(picam, clock):
 def test_picamera_holds_the_lens_even_when_autofocus_fails(picam, clock, caplog):
     picam.autofocus = True
     picam.scan_ends = 3  # failed
-    cam = open_camera("picamera", settle_seconds=0, picamera2_class=picam, clock=clock)
+    cam = open_camera("picamera", settle_seconds=0.5, picamera2_class=picam, clock=clock)
+    clock.advance(0.5)
     for _ in range(4):
         cam.read()
     assert cam.focus is not None and picam.instances[0].controls["AfMode"] == 0
@@ -210,10 +140,11 @@ def test_picamera_applies_a_profiles_lens_position_without_scanning(picam, clock
 
 def test_picamera_remeasuring_focuses_again(picam, clock):
     picam.autofocus = True
-    cam = open_camera("picamera", settings={"lens_position": 2.5}, settle_seconds=0,
+    cam = open_camera("picamera", settings={"lens_position": 2.5}, settle_seconds=0.5,
                       picamera2_class=picam, clock=clock)
     cam.unlock()  # the calibration's "re-measure": the camera may have moved
     assert cam.focus is None and picam.instances[0].controls["AfTrigger"] == 0
+    clock.advance(0.5)
     for _ in range(4):
         cam.read()
     assert cam.focus is not None and cam.focus != 2.5
@@ -227,6 +158,8 @@ def test_picamera_remeasuring_focuses_again(picam, clock):
         ({"settings": {"AnalogueGain": 0.1}}, "bad value"),
         ({"settings": {"ColourGains": [1.0]}}, "bad value"),
         ({"settings": {"lens_position": -1}}, "bad value"),
+        ({"settle_seconds": 0}, "at least 0.5"),  # would lock before controls and AE settle
+        ({"settle_seconds": 0.2}, "at least 0.5"),
     ],
 )
 def test_picamera_bad_options_are_input_errors(picam, opts, message):
@@ -234,15 +167,43 @@ def test_picamera_bad_options_are_input_errors(picam, opts, message):
         open_camera("picamera", picamera2_class=picam, **opts)
 
 
-def test_picamera_missing_camera_and_capture_failure_raise_camera_error(picam, clock):
-    picam.fail_open = True
-    with pytest.raises(CameraError, match="no camera found"):
-        open_camera("picamera", picamera2_class=picam)
-    picam.fail_open = False
+def test_picamera_with_no_camera_opens_nothing_and_leaks_no_pipe(picam, clock):
+    picam.cameras = []  # Picamera2() would open a pipe, then raise IndexError and keep it
+    for _ in range(20):  # the camera loop retries
+        with pytest.raises(CameraError, match="no camera found.*ribbon cable"):
+            open_camera("picamera", picamera2_class=picam, clock=clock)
+    for read, write in picam.pipes:
+        assert read.closed
+        with pytest.raises(OSError):
+            os.fstat(write)  # closed
+    picam.cameras = [{"Model": "imx708", "Num": 0, "Id": "/base/imx708@1a"}]
     cam = open_camera("picamera", picamera2_class=picam, clock=clock)
-    picam.instances[-1].broken = True
-    with pytest.raises(CameraError, match="capture failed"):
+    assert cam.model == "imx708"
+    cam.close()
+    assert all(read.closed for read, _ in picam.pipes)
+
+
+def test_picamera_a_stalled_camera_is_a_camera_error_not_a_hang(picam, clock):
+    cam = open_camera("picamera", settle_seconds=0.5, picamera2_class=picam, clock=clock)
+    assert cam.read().shape == (480, 640, 3)
+    picam.stalled = True  # a loose ribbon: no more frames, and no error from libcamera
+    with pytest.raises(CameraError, match="no frame for 2 s"):
         cam.read()
+    clock.advance(1.0)  # the exposure lock waits for metadata the same way
+    with pytest.raises(CameraError, match="no frame for 2 s"):
+        cam.lock()
+
+
+def test_picamera_locks_the_values_auto_exposure_settled_on(picam, clock):
+    cam = open_camera("picamera", settle_seconds=0.5, picamera2_class=picam, clock=clock)
+    fake = picam.instances[0]
+    assert fake.capture_metadata()["ExposureTime"] == 33000  # its first guess, frames 0-9
+    for _ in range(3):  # at 0, 0.25 and 0.5 s: frames 0, 7 and 15
+        cam.read()
+        clock.advance(0.25)
+    assert cam.locked and cam.settings["ExposureTime"] == 12000
+    # AeEnable off and the values apply two frames after they were sent
+    assert fake.capture_metadata()["ExposureTime"] == 12000
 
 
 def test_picamera_close_is_idempotent(picam, clock):

@@ -87,6 +87,7 @@ def test_pi_config_switches_on_the_pi_devices(tmp_path):
         ('[[leds.gpio]]\nkind = "bargraph"\npins = "5,6"\nsegment = "turn"\n',
          "companion.toml: leds.gpio\\[0\\].pins must be a list of GPIO numbers"),
         ('[camera]\nspec = 3\n', "camera.spec must be"),
+        ("[camera]\nsettle_seconds = 0\n", "camera.settle_seconds must be a number from 0.5 to 30"),
         ("camera = 3\n", "camera must be a table"),
     ],
 )

@@ -90,12 +90,18 @@ class FlakyStrip(RecordingStrip):
         super()._write(pixels)
 
 
-def test_a_failing_write_is_counted_and_retried():
+def test_a_failing_write_is_counted_and_retried(caplog):
+    caplog.set_level("INFO", logger="hardware.leds.driver")
     strip = FlakyStrip(24)
     driver = LedDriver(strip, LAYOUT, Scene(players=[("Jane", JANE, 1000)], current=0))
     assert driver.tick(0.6) is False and driver.errors == 1
+    for _ in range(89):  # three seconds of frames with the strip gone
+        driver.tick(0.6)
+    assert driver.errors == 90
+    assert caplog.text.count("spi: write failed") == 1  # logged once, not 30 times a second
     strip.fail = False
     assert driver.tick(0.6) is True
+    assert "working again after 90 failed frames" in caplog.text
 
 
 def test_run_ticks_until_stopped_then_turns_off():

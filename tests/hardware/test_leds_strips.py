@@ -1,7 +1,12 @@
 """Strip backends: pixel buffer, recording fake, neopixel_spi (fake module), gpiozero (mock pins)."""
 from __future__ import annotations
 
-import types
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -43,59 +48,136 @@ def test_recording_strip_records_frames_and_goes_dark_on_close():
         strip.show([(1, 1, 1)])
 
 
-class FakeNeoPixelSPI:
-    """adafruit_neopixel_spi.NeoPixel_SPI's buffer API (slice assignment, show, deinit)."""
+class RecordingSPI:
+    """busio.SPI as neopixel_spi uses it (try_lock/unlock/configure/write), keeping the bytes."""
 
-    def __init__(self, spi, n, *, pixel_order, brightness, auto_write):
-        self.args = (spi, n, pixel_order, brightness, auto_write)
-        self.buf = [(0, 0, 0)] * n
-        self.shown: list[list] = []
-        self.deinits = 0
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
 
-    def __setitem__(self, index, value):
-        self.buf[index] = list(value)
+    def try_lock(self) -> bool:
+        return True
 
-    def show(self):
-        self.shown.append(list(self.buf))
+    def unlock(self) -> None:
+        pass
 
-    def deinit(self):
-        self.deinits += 1
+    def configure(self, **kwargs) -> None:
+        pass
+
+    def write(self, buf, start=0, end=None) -> None:
+        self.writes.append(bytes(buf[start:end]))
 
 
-def fake_neopixel_module():
-    module = types.SimpleNamespace(GRB="GRB", RGB="RGB", BRG="BRG", RBG="RBG", GBR="GBR", BGR="BGR")
-    module.made = []
-
-    def make(*args, **kwargs):
-        module.made.append(FakeNeoPixelSPI(*args, **kwargs))
-        return module.made[-1]
-
-    module.NeoPixel_SPI = make
-    return module
+def wire_bytes(frame: bytes) -> list[int]:
+    """The colour bytes a WS2812B reads from one SPI frame (0xF0 = bit 1, 0xC0 = bit 0)."""
+    bits = [1 if b == 0b11110000 else 0 for b in frame if b in (0b11110000, 0b11000000)]
+    return [int("".join(map(str, bits[i:i + 8])), 2) for i in range(0, len(bits), 8)]
 
 
 def test_neopixel_spi_strip_writes_corrected_frames_and_blanks_on_close():
-    module = fake_neopixel_module()
-    strip = NeoPixelSpiStrip(4, brightness=1.0, gamma=1.0, spi="SPI0", module=module)
-    device = module.made[0]
-    assert device.args == ("SPI0", 4, "GRB", 1.0, False)
+    import neopixel_spi
+
+    spi = RecordingSPI()
+    strip = NeoPixelSpiStrip(4, brightness=1.0, gamma=1.0, spi=spi, module=neopixel_spi)
     strip.show([(10, 20, 30)] * 4)
-    assert device.shown == [[(10, 20, 30)] * 4]
+    assert wire_bytes(spi.writes[-1]) == [20, 10, 30] * 4  # GRB on the wire
     strip.close()
     strip.close()
-    assert device.shown[-1] == [(0, 0, 0)] * 4 and device.deinits == 1
+    assert wire_bytes(spi.writes[-1]) == [0] * 12
 
 
-def test_neopixel_spi_limits():
-    module = fake_neopixel_module()
-    with pytest.raises(StripConfigError, match="more than 170"):
-        NeoPixelSpiStrip(200, spi="SPI0", module=module)
+def test_the_real_neopixel_spi_library_gets_grb_bytes():
+    import neopixel_spi
+
+    spi = RecordingSPI()
+    strip = NeoPixelSpiStrip(3, brightness=0.5, gamma=1.0, spi=spi, module=neopixel_spi)
+    strip.show([(255, 0, 0), (0, 255, 0), (0, 0, 200)])
+    assert wire_bytes(spi.writes[-1]) == [0, 128, 0, 128, 0, 0, 0, 0, 100]  # G, R, B per LED, half
+    strip.close()
+    assert not any(b == 0b11110000 for b in spi.writes[-1])  # all off
+
+
+def test_neopixel_spi_refuses_a_bad_pixel_order():
+    import neopixel_spi
+
     with pytest.raises(StripConfigError, match="pixel_order"):
-        NeoPixelSpiStrip(10, pixel_order="XYZ", spi="SPI0", module=module)
+        NeoPixelSpiStrip(10, pixel_order="XYZ", spi=RecordingSPI(), module=neopixel_spi)
 
 
-def test_neopixel_spi_without_the_library_or_spi_is_a_clear_error():
-    # On this machine either the library is missing or board.SPI() has no /dev/spidev0.0.
+# ---- the whole stack on a faked kernel: spidev_kernel.py runs it in a fresh process ----
+
+KERNEL = Path(__file__).with_name("spidev_kernel.py")
+needs_blinka_pi = pytest.mark.skipif(
+    importlib.util.find_spec("gpiod") is None,
+    reason="Blinka's Raspberry Pi pins need gpiod (the test extra installs it on Linux)")
+
+
+def on_fake_kernel(runs: list[dict], **kernel) -> list[dict]:
+    """Each run's {opened, transfers (bytes), error}: our strip, neopixel_spi, PixelBuf, Blinka's
+    board.SPI() and Adafruit_PureIO as installed, with only /dev/spidev0.0 faked."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("BLINKA_", "SPI_BUFSIZE"))}
+    out = subprocess.run([sys.executable, str(KERNEL), json.dumps({"runs": runs, **kernel})],
+                         capture_output=True, text=True, timeout=120, env=env,
+                         stdin=subprocess.DEVNULL, check=False)
+    assert out.returncode == 0, out.stderr
+    results = json.loads(out.stdout.splitlines()[-1])
+    for result in results:
+        result["transfers"] = [bytes.fromhex(t) for t in result["transfers"]]
+    return results
+
+
+RGB_FRAME = [(255, 0, 0), (0, 255, 0), (0, 0, 200)]
+
+
+@needs_blinka_pi
+def test_every_pixel_order_the_configuration_accepts_drives_the_real_library():
+    # neopixel_spi defines constants only for RGB, GRB, RGBW and GRBW; PixelBuf parses any order
+    orders = ["GRB", "RGB", "BRG", "RBG", "GBR", "BGR"]
+    results = on_fake_kernel([{"count": 3, "order": o, "frames": [RGB_FRAME]} for o in orders])
+    for order, result in zip(orders, results):
+        assert result["opened"], result.get("error")
+        sent = wire_bytes(result["transfers"][0])
+        expected = [value for r, g, b in RGB_FRAME for value in
+                    (dict(zip("RGB", (r, g, b)))[c] for c in order)]
+        assert sent == expected, order
+
+
+@needs_blinka_pi
+def test_a_frame_is_one_spi_transfer_and_longer_strips_are_refused():
+    fits, tears = on_fake_kernel([{"count": 165, "frames": [[(9, 9, 9)] * 165]},
+                                  {"count": 166, "frames": [[(9, 9, 9)] * 166]}])
+    # the frame, then dark twice on close (our off(), then the library's deinit())
+    assert fits["opened"] and len(fits["transfers"]) == 3
+    assert all(len(t) == 24 * 165 + 128 <= 4096 for t in fits["transfers"])
+    # 166 LEDs: 4112 bytes, which Adafruit_PureIO would split into two transfers (a torn frame)
+    assert not tears["opened"] and tears["error_type"] == "StripConfigError"
+    assert "at most 165 LEDs" in tears["error"] and "spidev.bufsiz=32768" in tears["error"]
+    assert tears["transfers"] == []
+
+
+@needs_blinka_pi
+def test_a_bigger_spidev_buffer_takes_a_longer_strip_in_one_transfer():
+    (long,) = on_fake_kernel([{"count": 300, "frames": [[(1, 2, 3)] * 300]}], bufsiz=32768)
+    assert long["opened"], long.get("error")
+    assert [len(t) for t in long["transfers"]] == [24 * 300 + 128] * 3
+
+
+@needs_blinka_pi
+def test_spi_switched_off_or_a_missing_gpio_package_is_a_clear_strip_error():
+    (off,) = on_fake_kernel([{"count": 10}], spi=False)
+    assert off["error_type"] == "StripError" and "raspi-config nonint do_spi 0" in off["error"]
+    (no_gpiod,) = on_fake_kernel([{"count": 10}], missing=["gpiod"])
+    assert no_gpiod["error_type"] == "StripError"
+    assert "sudo apt install python3-libgpiod" in no_gpiod["error"]
+
+
+@needs_blinka_pi
+def test_the_pi_5_board_opens_the_same_spi_bus():
+    (pi5,) = on_fake_kernel([{"count": 3, "frames": [RGB_FRAME]}], board="RASPBERRY_PI_5")
+    assert pi5["opened"] and wire_bytes(pi5["transfers"][0])[:3] == [0, 255, 0]
+
+
+def test_neopixel_spi_without_spi_here_is_a_clear_error():
+    # On this machine there is no /dev/spidev0.0 (or Blinka finds no Raspberry Pi).
     with pytest.raises(StripError, match="neopixel_spi"):
         open_strip(StripConfig(backend="neopixel_spi", count=10))
 
@@ -161,34 +243,3 @@ def test_open_strip_chooses_the_backend(mock_factory):
         open_strip({"backend": "ws2801"})
     with pytest.raises(StripConfigError, match="bad LED configuration"):
         open_strip({"backend": "fake", "length": 3})
-
-
-class RecordingSPI:
-    """busio.SPI's locking/configure/write protocol, keeping the bytes sent."""
-
-    def __init__(self) -> None:
-        self.writes: list[bytes] = []
-
-    def try_lock(self) -> bool:
-        return True
-
-    def unlock(self) -> None:
-        pass
-
-    def configure(self, **kwargs) -> None:
-        pass
-
-    def write(self, buf, start=0, end=None) -> None:
-        self.writes.append(bytes(buf[start:end]))
-
-
-def test_the_real_neopixel_spi_library_gets_grb_bytes():
-    neopixel_spi = pytest.importorskip("neopixel_spi", reason="the pi extra is not installed here")
-    spi = RecordingSPI()
-    strip = NeoPixelSpiStrip(3, brightness=0.5, gamma=1.0, spi=spi, module=neopixel_spi)
-    strip.show([(255, 0, 0), (0, 255, 0), (0, 0, 200)])
-    bits = [1 if b == 0b11110000 else 0 for b in spi.writes[-1] if b in (0b11110000, 0b11000000)]
-    sent = [int("".join(map(str, bits[i:i + 8])), 2) for i in range(0, len(bits), 8)]
-    assert sent == [0, 128, 0, 128, 0, 0, 0, 0, 100]  # G, R, B per LED, at half brightness
-    strip.close()
-    assert not any(b == 0b11110000 for b in spi.writes[-1])  # all off
