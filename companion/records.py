@@ -1,4 +1,4 @@
-"""Game records (TRANSCRIPTS.md): load, replay with checks, and export.
+"""Game records (docs/records.md): load, replay with checks, and export.
 
 A record is `{"title", "setup", "steps"}`. Replaying applies every step, compares
 every `expect` checkpoint with the state, and requires every `"illegal": true` step

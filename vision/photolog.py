@@ -4,7 +4,7 @@ The reader was trained on two public photo sets; dice that look like neither (th
 box's own dice) read worse (vision/training/README.md). Every time the camera was not
 sure and the players answered with the real roll, that frame and its dice are worth
 keeping, and so is a frame it misread that the players took back and fixed:
-`PhotoLog` writes them in the format of the sets in ../shared/data/dice
+`PhotoLog` writes them in the format of the public photo sets
 (images/*.jpg and a manifest.json with [x, y, w, h] boxes), so the same benchmark
 (`benchmarks/vision_accuracy.py --data FOLDER`) scores the reader on this table's dice
 and the training script (`train.py --extra-set FOLDER`) learns from them.

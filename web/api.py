@@ -1,4 +1,4 @@
-"""The JSON API, in the vocabulary of the game records (TRANSCRIPTS.md).
+"""The JSON API, in the vocabulary of the game records (docs/records.md).
 
 Views only translate HTTP into table calls. Every POST but /api/join needs the
 table code cookie; illegal moves come back as 400 with a readable message and

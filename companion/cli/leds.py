@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "as it would look with the configured layout.",
     )
     parser.add_argument("--preview", metavar="RECORD", type=Path,
-                        help="game record (JSON, see TRANSCRIPTS.md) to replay")
+                        help="game record (JSON, see docs/records.md) to replay")
     parser.add_argument("--png", metavar="FILE", type=Path,
                         help="picture to write (PNG), with --preview")
     parser.add_argument("--wiring", action="store_true",

@@ -6,7 +6,7 @@ import argparse
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("replay", help="replay and check game records",
-                            description="Replay each game record (TRANSCRIPTS.md), checking every "
+                            description="Replay each game record (docs/records.md), checking every "
                                         "checkpoint and every illegal step; exit 1 if any fails.")
     parser.add_argument("files", nargs="*", help="record files (JSON)")
     parser.add_argument("--examples", action="store_true",

@@ -1,8 +1,8 @@
 """The game's persistence: one SQLite file holding each game as its record.
 
-A game is stored as what `../shared/rules/TRANSCRIPTS.md` calls a record: the
-setup plus the list of steps. Every step is written in its own transaction (WAL
-journal, synchronous=FULL) before anyone is told about it, so a kill or a power
+A game is stored as its record (docs/records.md): the setup plus the list of
+steps. Every step is written in its own transaction (WAL journal,
+synchronous=FULL) before anyone is told about it, so a kill or a power
 cut at any moment leaves either the game before the step or the game after it.
 Evidence pictures (small JPEGs of the frame a roll was read from) are stored in
 the same transaction as their step.

@@ -575,7 +575,7 @@ class Table:
         return self.advisor.advice(self.state_obj)
 
     def record(self) -> dict[str, Any]:
-        """The game as a record file (TRANSCRIPTS.md)."""
+        """The game as a record file (docs/records.md)."""
         with self._lock:
             game = self._need_game()
             return {"title": f"Table game {game.id}", "setup": game.setup, "steps": list(game.steps)}
@@ -586,7 +586,7 @@ class Table:
 
 
 def check_step_shape(step: Any) -> dict[str, Any]:
-    """Refuse what is not one TRANSCRIPTS step object, before the engine sees it."""
+    """Refuse what is not one step object of a game record, before the engine sees it."""
     if not isinstance(step, dict):
         raise TableError("A step must be a JSON object such as {\"action\": \"recruit\"}.")
     if "expect" in step:

@@ -1,6 +1,6 @@
 """The pure Dragon Farkle rules engine: tables, scoring, the game state machine.
 
-No I/O, no clock, no randomness: rolls come in as steps (TRANSCRIPTS.md).
+No I/O, no clock, no randomness: rolls come in as steps (docs/records.md).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`apply(state, step)`: check a step of TRANSCRIPTS.md against the phase and dispatch it.
+"""`apply(state, step)`: check a step of a game record (docs/records.md) against the phase and dispatch it.
 
 Every refusal raises `IllegalMove` with a sentence for the players; the state passed
 in is frozen, so a refused step leaves the game exactly as it was.

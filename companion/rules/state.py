@@ -12,7 +12,7 @@ from companion.rules.tables import SoldierTable, get_table, load_table
 
 
 class Phase(StrEnum):
-    """What the game waits for (TRANSCRIPTS.md checkpoint `phase`, plus two card phases)."""
+    """What the game waits for (the checkpoint key `phase` of docs/records.md)."""
 
     CHOOSE_ACTION = "choose_action"
     ROLL = "roll"

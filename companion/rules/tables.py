@@ -1,7 +1,7 @@
 """Soldier tables as data: the named tables and a user's own table from a JSON file.
 
-A table never lives in code branches: scoring reads these numbers only, so a table
-can correct the default from the mat in their own box (RULES.md).
+A table never lives in code branches: scoring reads these numbers only, so players
+can correct the rulebook's default table from the mat in their own box.
 """
 from __future__ import annotations
 

@@ -147,7 +147,7 @@ def _dice_used(state: GameState, count: int) -> Result:
     if left > 0:
         return state.with_turn(dice_in_hand=left), []
     name = state.seats[state.turn.roller].name
-    # RULES.md: hot dice means all six again, for a Brawl defender too (only
+    # The rulebook: hot dice means all six again, for a Brawl defender too (only
     # their first roll is limited to 5 dice).
     return state.with_turn(dice_in_hand=state.rules.attacker_dice), [Event("hot_dice", name)]
 

@@ -1,4 +1,4 @@
-"""Read-only views of a state: TRANSCRIPTS.md checkpoints, the UI snapshot, legal steps, the prompt."""
+"""Read-only views of a state: the records' checkpoints (docs/records.md), the UI snapshot, legal steps, the prompt."""
 from __future__ import annotations
 
 import copy
@@ -11,7 +11,7 @@ from companion.rules.turns import keep_threshold
 
 
 def checkpoint(state: GameState) -> dict[str, Any]:
-    """Every checkpoint key of TRANSCRIPTS.md for this state."""
+    """Every checkpoint key of a game record (docs/records.md) for this state."""
     turn = state.turn
     return {
         "player": state.names[state.awaited],

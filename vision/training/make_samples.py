@@ -34,7 +34,7 @@ def make(data: Path, out: Path = OUT) -> None:
         for f in ("LICENSE", "ATTRIBUTION.md"):
             shutil.copyfile(src / f, dst / f)
         sub = {k: v for k, v in manifest.items() if k != "images"}
-        sub["subset_of"] = f"../shared/data/dice/{name} (vision/training/make_samples.py)"
+        sub["subset_of"] = f"the public photo set {name} (vision/training/make_samples.py)"
         sub["n_images"] = len(chosen)
         sub["n_dice"] = sum(len(e["dice"]) for e in chosen)
         sub["images"] = chosen
