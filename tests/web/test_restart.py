@@ -146,6 +146,23 @@ def test_bad_requests_then_sigkill_then_restart_resumes_exactly(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_damaged_database_is_a_message_and_the_table_starts_afresh(tmp_path):
+    data, port = tmp_path / "data", free_port()
+    data.mkdir()
+    (data / "games.sqlite3").write_bytes(b"\x00 scrambled by a power cut " * 500)
+    proc = start(data, port)
+    try:
+        state = Phone(port).state()
+        assert "was damaged" in state["notice"] and state["game"] is None
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)
+    log = proc.stdout.read().decode()
+    assert "was damaged" in log and "games.sqlite3.damaged-" in log and "Traceback" not in log
+    assert len(list(data.glob("games.sqlite3.damaged-*"))) == 1
+
+
+@pytest.mark.slow
 @pytest.mark.browser
 def test_an_open_phone_page_carries_on_after_the_server_restarts(tmp_path, phone):
     # The Pi loses power mid-turn while the phones keep the page open: when it is back, the
