@@ -81,7 +81,7 @@ def check_setup(setup: Any) -> dict[str, Any]:
     if "table" in setup:
         _table(setup["table"])
     health = setup.get("dragon_health", 3)
-    if isinstance(health, bool) or health not in (3, 4, 5):
+    if not _whole(health) or health not in (3, 4, 5):
         raise TableError("'dragon_health' is 3, or 4 or 5 for the Dragon of Legend.")
     return setup
 
