@@ -24,7 +24,7 @@ from companion.controller.interpret import Expectation, Verdict, interpret
 from companion.controller.liveview import VIEW_WIDTH, LiveView, encode_jpeg
 from companion.controller.marks import Locate, PhotoMarks, locate_die
 from companion.controller.played import Played
-from companion.controller.recovery import write_aside
+from companion.controller.recovery import set_aside
 from companion.controller.store import GameStore, StoredGame
 
 __all__ = ["CameraRoll", "StaleState", "StoreError", "Table", "TableError", "die_json"]
@@ -162,45 +162,19 @@ class Table:
                 break
 
     def _set_aside(self, number: int, err: Exception) -> None:
-        """Move a stored game's steps from step `number` (1-based) on to a record file, or
-        the whole game for `number` 0 (its setup cannot start one), and say so in the log
-        and on every page."""
-        game = self.game
-        assert game is not None
-        kept = max(0, number - 1)
-        why = str(err) if isinstance(err, ValueError) else f"{type(err).__name__}: {err}"
-        why = why.rstrip(".")
-        try:
-            path: Any = write_aside(self.store.path.parent, game, kept, why, self.clock())
-        except OSError as fail:
-            path = None
-            log.error("could not write the set-aside steps of game %d: %s", game.id, fail)
-        where = f"kept in {path}" if path else "not saved anywhere (the card refused the file)"
+        """Set aside a stored game from step `number` (1-based) on, or the whole of it for
+        0 (its setup cannot start one: the game before it becomes the current one)."""
+        assert self.game is not None
+        dropped = self.game.id
+        self.notice = set_aside(self.store, self.game, number, err, self.clock())
         if number:
-            self.notice = (f"Step {number} of the stored game no longer replays ({why}); the "
-                           f"game goes on from the step before it. That step and the ones after "
-                           f"it are {where}.")
-        else:
-            self.notice = (f"The stored game {game.id} cannot be started again ({why}); its "
-                           f"setup and steps are {where}.")
-        log.error("%s", self.notice)
-        try:
-            if number:
-                self.store.truncate(game.id, kept)
-            else:
-                self.store.drop_game(game.id)
-        except StoreError as fail:
-            log.error("%s", fail)
-        if number:
-            for seq in (game.steps, game.meta, game.has_evidence):
-                del seq[kept:]
             return
         try:
             self.game = self.store.current()
         except StoreError as fail:
             log.error("%s", fail)
             self.game = None
-        if self.game is not None and self.game.id == game.id:  # not dropped: start with none
+        if self.game is not None and self.game.id == dropped:  # not dropped: start with none
             self.game = None
 
     # ----- commands --------------------------------------------------------------------------
