@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from companion.controller.table import StaleState
+from companion.controller.errors import StaleState, StoreError
 
 
 class NotJoined(HTTPException):
@@ -19,6 +19,10 @@ def register(app: Flask) -> None:
     def bad_move(err: ValueError):  # IllegalMove, TableError and bad setups are all ValueErrors
         status = 409 if isinstance(err, StaleState) else 400
         return jsonify(error=str(err) or "That is not allowed now."), status
+
+    @app.errorhandler(StoreError)
+    def cannot_save(err: StoreError):  # the request was fine; the table's card is not
+        return jsonify(error=str(err)), 503
 
     @app.errorhandler(HTTPException)
     def http_error(err: HTTPException):

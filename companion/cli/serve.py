@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import fcntl
 import logging
 import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 log = logging.getLogger("dragon_farkle.serve")
 
@@ -62,16 +63,18 @@ def settings(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from companion.controller.errors import StoreError
     from companion.controller.runtime import build_runtime, load_keeper
     from web import create_app
     from web.serving import lan_addresses, local_name, make_server
 
     try:
         config = settings(args)
+        held = hold_data_folder(config.server.data_dir)
         keeper = load_keeper(config.profile, config.server.data_dir)
         runtime = build_runtime(config, data_dir=config.server.data_dir, camera=args.camera,
                                 keeper=keeper)
-    except ValueError as err:  # bad option or file: say which, start nothing
+    except (ValueError, StoreError) as err:  # bad option, file or data folder: say which
         print(f"dragon-farkle serve: {err}", file=sys.stderr)
         return 2
     app = create_app({"DATA_DIR": str(config.server.data_dir), "TABLE": runtime.table,
@@ -98,7 +101,32 @@ def run(args: argparse.Namespace) -> int:
             raise
     finally:
         runtime.stop()
+        held.close()
     return 0
+
+
+LOCK_FILE = "table.lock"
+
+
+def hold_data_folder(folder: Path) -> IO[str]:
+    """One table per data folder: two would each play their own game into one database.
+    An exclusive lock on DATA/table.lock, held while the returned file is open; the
+    system lets go of it when the process ends, even by kill -9 or a power cut."""
+    from companion.controller.errors import StoreError
+
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        lock = open(Path(folder) / LOCK_FILE, "a+")  # noqa: SIM115 - open while serving
+    except OSError as err:
+        raise StoreError(f"The table cannot use the data folder {folder} ({err.strerror or err}): "
+                         "choose another with --data.") from err
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.close()
+        raise StoreError(f"Another table is already running on the data folder {folder}: stop "
+                         "it first, or give this one its own folder with --data.") from None
+    return lock
 
 
 def announce(app: Any, host: str, port: int, lans: list[str], name: str | None = None) -> None:

@@ -6,8 +6,10 @@ questions for the phones; `GameStore` keeps the record safe across restarts.
 from __future__ import annotations
 
 from companion.controller.camera_loop import CameraLoop
+from companion.controller.errors import StaleState, StoreError
 from companion.controller.interpret import Expectation, Verdict, interpret
 from companion.controller.store import GameStore
 from companion.controller.table import Table, TableError
 
-__all__ = ["CameraLoop", "Expectation", "GameStore", "Table", "TableError", "Verdict", "interpret"]
+__all__ = ["CameraLoop", "Expectation", "GameStore", "StaleState", "StoreError", "Table", "TableError",
+           "Verdict", "interpret"]

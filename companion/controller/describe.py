@@ -38,17 +38,9 @@ def card_name(card_id: str) -> str:
 
 
 def describe_step(step: dict[str, Any], player: str | None) -> str:
-    """One short sentence for a step, naming who did it."""
+    """One short sentence for a step, naming who did it. The step's kind is found in the
+    engine's order: a card use or adjustment may carry a "roll" of one die."""
     who = player or "Someone"
-    if "roll" in step:
-        faces = " ".join(str(f) for f in step["roll"])
-        return f"{who} rolled {faces} + {step.get('event', '?')}"
-    if "set_aside" in step:
-        faces = " ".join(str(f) for f in step["set_aside"])
-        rally = {"double": " and doubled it", "item": " and took a Magic Item"}.get(
-            str(step.get("rally")), ""
-        )
-        return f"{who} set aside {faces}{rally}"
     if "use" in step:
         extra = ", ".join(f"{k} {v}" for k, v in step.items() if k != "use")
         return f"{who} used {card_name(step['use'])}" + (f" ({extra})" if extra else "")
@@ -57,10 +49,20 @@ def describe_step(step: dict[str, Any], player: str | None) -> str:
         return (f"Table adjustment for {step.get('card', 'a card')}: "
                 f"{str(step['adjust']).replace('_', ' ')}" + (f" ({extra})" if extra else ""))
     if "keep" in step:
-        kept = ", ".join(card_name(c) for c in step["keep"] or []) or "no Magic Item"
+        chosen = [step["keep"]] if isinstance(step["keep"], str) else step["keep"] or []
+        kept = ", ".join(card_name(c) for c in chosen) or "no Magic Item"
         return f"{who} keeps {kept}"
     if "new_companion" in step:
         return f"{who} returns with {card_name(step['new_companion'])}"
+    if "set_aside" in step:
+        faces = " ".join(str(f) for f in step["set_aside"])
+        rally = {"double": " and doubled it", "item": " and took a Magic Item"}.get(
+            str(step.get("rally")), ""
+        )
+        return f"{who} set aside {faces}{rally}"
+    if "action" not in step and "roll" in step:
+        faces = " ".join(str(f) for f in step["roll"])
+        return f"{who} rolled {faces} + {step.get('event', '?')}"
     action = step.get("action")
     if action == "brawl":
         return f"{who} picked a Brawl with {step.get('target')}"

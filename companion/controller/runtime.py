@@ -19,6 +19,7 @@ from typing import Any
 from companion.controller.advisor import TableAdvisor
 from companion.controller.calibrate import ProfileKeeper
 from companion.controller.camera_loop import CameraLoop
+from companion.controller.errors import StoreError
 from companion.controller.learning import DiceLearning
 from companion.controller.lights import TableLights
 from companion.controller.store import GameStore
@@ -70,7 +71,7 @@ def press(table: Table, name: str) -> None:
             table.undo()
         elif name == "undo_long":
             table.ask("undo", "The undo button was held: undo the last step?")
-    except ValueError as err:  # an illegal press changes nothing; the page says why
+    except (ValueError, StoreError) as err:  # an illegal press changes nothing; the page says why
         table.ask("notice", f"Button {name}: {err}")
 
 

@@ -1,9 +1,10 @@
 """The table controller: one game, its record, the camera's proposals and the phones' taps.
 
-The game is its record (setup + steps). Every step goes through the rules engine
-first and is stored before anyone hears about it; undo replays the stored steps
-minus the last one from the setup. Listeners (the web page's live stream, the
-LEDs) get the whole new state after every change.
+The game is its record (setup + steps). Every step is checked (companion.controller.
+checks), played through the rules engine and its history line written first, then
+stored before anyone hears about it; undo replays the stored steps minus the last one
+from the setup. Listeners (the web page's live stream, the LEDs) get the whole new
+state after every change; one that fails is logged and changes nothing.
 """
 from __future__ import annotations
 
@@ -17,15 +18,18 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from companion.controller.describe import describe_events, describe_step
+from companion.controller.checks import check_settings, check_setup, check_step, step_kind
+from companion.controller.errors import StaleState, StoreError, TableError
 from companion.controller.interpret import Expectation, Verdict, interpret
 from companion.controller.liveview import VIEW_WIDTH, LiveView, encode_jpeg
 from companion.controller.marks import Locate, PhotoMarks, locate_die
+from companion.controller.played import Played
+from companion.controller.recovery import set_aside
 from companion.controller.store import GameStore, StoredGame
 
+__all__ = ["CameraRoll", "StaleState", "StoreError", "Table", "TableError", "die_json"]
 log = logging.getLogger(__name__)
 DEFAULT_SETTINGS: dict[str, Any] = {"advisor": True}
-STEP_KINDS = ("action", "roll", "set_aside", "use", "adjust", "keep", "new_companion")
 Listener = Callable[[dict[str, Any]], None]
 
 
@@ -38,14 +42,6 @@ class CameraRoll(NamedTuple):
     frame: np.ndarray
     reading: Any
     picture: np.ndarray
-
-
-class TableError(ValueError):
-    """A request the table cannot act on (no game, bad step shape, nothing to undo)."""
-
-
-class StaleState(TableError):
-    """A tap made on a state that is no longer current (another phone or the camera was first)."""
 
 
 class Table:
@@ -75,6 +71,10 @@ class Table:
         self.version = 0
         self.boot = secrets.token_hex(4)  # lets pages tell a restarted server from an old message
         self.game: StoredGame | None = None
+        self.played: Played | None = None  # the game's live state, history and statistics
+        # Start-up trouble the players should know of (a damaged database kept aside,
+        # steps set aside): shown on every page until a new game starts.
+        self.notice: str | None = store.notice
         self.camera: dict[str, Any] = {"mode": "manual", "message": "No camera: type each roll."}
         self.pending: dict[str, Any] | None = None
         self._pending_evidence: bytes | None = None
@@ -90,7 +90,6 @@ class Table:
         self._disputed: CameraRoll | None = None
         self.last_read: dict[str, Any] | None = None
         self._cache: tuple[int, dict[str, Any]] | None = None
-        self._reset_derived()
         self.resume()
         if advisor is not None:
             advisor.on_ready = self.refresh
@@ -101,10 +100,16 @@ class Table:
         self._listeners.append(listener)
 
     def _changed(self) -> None:
+        """Tell every listener; the change is stored already, so one that fails (an LED
+        strip, a phone's stream) is logged and the others still hear of it."""
         self.version += 1
         state = self.state()
         for listener in list(self._listeners):
-            listener(state)
+            try:
+                listener(state)
+            except Exception:  # a listener's trouble is never the change's
+                log.exception("a listener (%s) failed; the change itself is saved",
+                              getattr(listener, "__qualname__", listener))
 
     def refresh(self) -> None:
         """Re-send the state (the advisor's tables became ready)."""
@@ -112,11 +117,21 @@ class Table:
             self._changed()
 
     # ----- replay ----------------------------------------------------------------------------
-    def _reset_derived(self) -> None:
-        self.state_obj: Any = None
-        self.history: list[dict[str, Any]] = []
-        self.armies: list[dict[str, int]] = []
-        self.faces: dict[str, dict[str, int]] = {}
+    @property
+    def state_obj(self) -> Any:
+        return self.played.state if self.played else None
+
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        return self.played.history if self.played else []
+
+    @property
+    def armies(self) -> list[dict[str, int]]:
+        return self.played.armies if self.played else []
+
+    @property
+    def faces(self) -> dict[str, dict[str, int]]:
+        return self.played.faces if self.played else {}
 
     def resume(self) -> None:
         """Load the current game from the store and replay it through the engine."""
@@ -125,66 +140,54 @@ class Table:
             self._replay()
 
     def _replay(self) -> None:
-        self._reset_derived()
-        if self.game is None:
+        """Rebuild the live game from its record. What no longer replays (a game stored by
+        an older version, a row a disk error spoiled: any error at all) is set aside, so
+        the table always starts."""
+        self.played = None
+        while self.game is not None:
+            try:
+                self.played = Played(self.engine, self.game.setup)
+                break
+            except Exception as err:  # noqa: BLE001 - see the docstring
+                self._set_aside(0, err)
+        if self.game is None or self.played is None:
             return
-        self.state_obj = self.engine.new_game(self.game.setup)
-        self.armies.append(dict(self.engine.checkpoint(self.state_obj)["army"]))
         for i, step in enumerate(self.game.steps):
             meta = self.game.meta[i] if i < len(self.game.meta) else {}
             has = self.game.has_evidence[i] if i < len(self.game.has_evidence) else False
             try:
-                self._advance(step, meta, has)
-            except ValueError as err:  # stored by an older rules engine: keep what still replays
-                self._drop_from(i, err)
+                self.played.add(self.played.line(self.played.state, step, meta, has, i))
+            except Exception as err:  # noqa: BLE001 - see the docstring
+                self._set_aside(i + 1, err)
                 break
 
-    def _drop_from(self, index: int, err: ValueError) -> None:
+    def _set_aside(self, number: int, err: Exception) -> None:
+        """Set aside a stored game from step `number` (1-based) on, or the whole of it for
+        0 (its setup cannot start one: the game before it becomes the current one)."""
         assert self.game is not None
-        log.error("stored step %d no longer replays (%s); the game goes on from before it", index, err)
-        self.store.truncate(self.game.id, index)
-        for seq in (self.game.steps, self.game.meta, self.game.has_evidence):
-            del seq[index:]
-        self.pending = {"kind": "notice", "proposal": {},
-                        "reason": f"Step {index + 1} of the stored game is not legal under these rules "
-                                  f"({err}); the game goes on from the step before it."}
-
-    def _advance(self, step: dict[str, Any], meta: dict[str, Any], has_evidence: bool) -> None:
-        """Apply one (already checked) step to the live state and its history and statistics."""
-        player = self.engine.checkpoint(self.state_obj)["player"]
-        self.state_obj, events = self.engine.apply(self.state_obj, step)
-        after = self.engine.checkpoint(self.state_obj)
-        self.history.append({
-            "seq": len(self.history),
-            "step": step,
-            "player": player,
-            "text": describe_step(step, player),
-            "events": describe_events(events, player),
-            "kinds": [getattr(e, "kind", str(e)) for e in events],
-            "source": meta.get("source", "phone"),
-            "at": meta.get("at"),
-            "evidence": has_evidence,
-        })
-        self.armies.append(dict(after["army"]))
-        if "roll" in step and player:
-            counts = self.faces.setdefault(player, {k: 0 for k in "123456"} | {
-                "blank": 0, "dragon": 0, "rally": 0})
-            for face in step["roll"]:
-                counts[str(face)] = counts.get(str(face), 0) + 1
-            if step.get("event") in counts:
-                counts[str(step["event"])] += 1
+        dropped = self.game.id
+        self.notice = set_aside(self.store, self.game, number, err, self.clock())
+        if number:
+            return
+        try:
+            self.game = self.store.current()
+        except StoreError as fail:
+            log.error("%s", fail)
+            self.game = None
+        if self.game is not None and self.game.id == dropped:  # not dropped: start with none
+            self.game = None
 
     # ----- commands --------------------------------------------------------------------------
     def new_game(self, setup: Any) -> dict[str, Any]:
-        """Start a new game from a record's setup (checked by the engine first)."""
-        if not isinstance(setup, dict):
-            raise TableError("The game setup must be a JSON object with a list of players.")
+        """Start a new game from a record's setup (checked completely, and by the engine,
+        before anything is stored)."""
+        setup = check_setup(setup)
         with self._lock:
-            self.engine.new_game(setup)  # raises on a bad setup before anything is stored
+            played = Played(self.engine, setup)  # raises on a bad setup before anything is stored
             game_id = self.store.new_game(setup)
-            self.game = StoredGame(id=game_id, setup=setup)
+            self.game, self.played = StoredGame(id=game_id, setup=setup), played
+            self.notice = None
             self._clear_pending()
-            self._replay()
             self._changed()
             return self.state()
 
@@ -196,30 +199,31 @@ class Table:
         evidence: bytes | None = None,
         seen: str | None = None,
     ) -> dict[str, Any]:
-        """Check steps through the engine, then store and show them; all or nothing.
+        """Check steps and play them through the engine, history lines and all, then store
+        them in one transaction and show them; all or nothing.
 
         `seen` is the game position ("game id:steps") the phone acted on: a second phone's tap
         that arrives after the game moved on is refused instead of being applied to the new state.
         """
+        steps = [check_step(step) for step in steps]
         with self._lock:
             game = self._need_game()
             self._check_seen(seen)
-            state = self.state_obj
-            for step in steps:
-                check_step_shape(step)
-                state, _ = self.engine.apply(state, step)  # IllegalMove leaves everything as it was
+            assert self.played is not None
             answered = evidence is None and bool(self.pending) and self.pending.get("kind") == "roll"
             if answered:
                 evidence = self._pending_evidence
-            disputed, self._disputed = self._disputed, None
-            for step in steps:
-                ev = evidence if ("roll" in step or "set_aside" in step) else None
-                meta = {"source": source, "at": self.clock()}
-                self.store.append_step(game.id, len(game.steps), step, meta, ev)
+            kept = [evidence if step_kind(step) in ("roll", "set_aside") else None for step in steps]
+            metas = [{"source": source, "at": self.clock()} for _ in steps]
+            # IllegalMove (or a line that cannot be written) leaves everything as it was
+            lines = self.played.lines(steps, metas, [ev is not None for ev in kept])
+            self.store.append_steps(game.id, len(game.steps), list(zip(steps, metas, kept)))
+            for step, meta, ev, line in zip(steps, metas, kept, lines):
                 game.steps.append(step)
                 game.meta.append(meta)
                 game.has_evidence.append(ev is not None)
-                self._advance(step, meta, ev is not None)
+                self.played.add(line)
+            disputed, self._disputed = self._disputed, None
             if answered and self._pending_frame is not None:
                 self._keep_photo(steps, *self._pending_frame, marks=self._marks)
             elif disputed and (disputed.game, disputed.step) == (game.id, len(game.steps) - len(steps)):
@@ -236,7 +240,7 @@ class Table:
         return bool(before) and list(steps) == list(before)
 
     def apply_step(self, step: Any, **kwargs: Any) -> dict[str, Any]:
-        return self.apply_steps([check_step_shape(step)], **kwargs)
+        return self.apply_steps([step], **kwargs)
 
     def undo(self, *, seen: str | None = None) -> dict[str, Any]:
         """Take back the last step by replaying all the others from the setup."""
@@ -293,18 +297,10 @@ class Table:
 
     def set_settings(self, changes: Any) -> dict[str, Any]:
         """Change table settings (`{"advisor": false}`); stored, so a restart keeps them."""
-        if not isinstance(changes, dict) or not changes:
-            raise TableError('Send the settings to change as a JSON object, e.g. {"advisor": false}.')
-        for key, value in changes.items():
-            if key not in DEFAULT_SETTINGS:
-                raise TableError(f"Unknown setting {key!r}; the table knows: "
-                                 + ", ".join(DEFAULT_SETTINGS) + ".")
-            if not isinstance(value, bool):
-                raise TableError(f"The setting {key!r} is true or false, not {value!r}.")
+        changes = check_settings(changes, DEFAULT_SETTINGS)
         with self._lock:
-            for key, value in changes.items():
-                self.store.set_setting(key, value)
-                self.settings[key] = value
+            self.store.set_settings(changes)
+            self.settings.update(changes)
             self._changed()
             return self.state()
 
@@ -373,7 +369,7 @@ class Table:
             if verdict.kind == "apply":
                 try:
                     self.apply_steps(verdict.steps, source="camera", evidence=encode_jpeg(picture))
-                except ValueError as err:
+                except (ValueError, StoreError) as err:
                     verdict = Verdict("ask", reason=str(err), proposal=verdict.proposal)
                 else:
                     rolls = [i for i, st in enumerate(verdict.steps) if "roll" in st]
@@ -532,7 +528,8 @@ class Table:
         base: dict[str, Any] = {"version": self.version, "boot": self.boot, "camera": self.camera,
                                 "pending": pending, "last_read": self.last_read,
                                 "settings": dict(self.settings), "advice": None,
-                                "photos": self._photos_kept(), "teaching": self.teaching}
+                                "photos": self._photos_kept(), "teaching": self.teaching,
+                                "notice": self.notice}
         if self.game is None or self.state_obj is None:
             return base | {"game": None, "phase": "no_game", "player": None, "history": [],
                            "legal": [], "prompt": "Start a new game from the Table tab."}
@@ -572,7 +569,11 @@ class Table:
         """The advisor's answer for this state; nothing is computed when it is switched off."""
         if self.advisor is None or not self.settings.get("advisor"):
             return None
-        return self.advisor.advice(self.state_obj)
+        try:
+            return self.advisor.advice(self.state_obj)
+        except Exception:  # advice is extra: the game is shown without it
+            log.exception("the advisor failed on this state; the page shows no advice")
+            return None
 
     def record(self) -> dict[str, Any]:
         """The game as a record file (docs/records.md)."""
@@ -581,24 +582,11 @@ class Table:
             return {"title": f"Table game {game.id}", "setup": game.setup, "steps": list(game.steps)}
 
     def evidence(self, seq: int) -> bytes | None:
+        """The picture kept with step `seq` of this game, or None (no such step: any number)."""
         with self._lock:
-            return None if self.game is None else self.store.evidence(self.game.id, seq)
-
-
-def check_step_shape(step: Any) -> dict[str, Any]:
-    """Refuse what is not one step object of a game record, before the engine sees it."""
-    if not isinstance(step, dict):
-        raise TableError("A step must be a JSON object such as {\"action\": \"recruit\"}.")
-    if "expect" in step:
-        raise TableError("'expect' is a checkpoint for game records, not a move.")
-    if not any(k in step for k in STEP_KINDS):
-        raise TableError(
-            "Unknown step: a step is one of action, roll, set_aside, use, adjust, keep or "
-            "new_companion (for example {\"action\": \"stop\"})."
-        )
-    if step.get("illegal"):
-        raise TableError("A step marked illegal is for records only.")
-    return step
+            if self.game is None or not 0 <= seq < len(self.game.steps):
+                return None
+            return self.store.evidence(self.game.id, seq)
 
 
 def die_json(die: Any) -> dict[str, Any]:

@@ -146,6 +146,11 @@ def test_a_stored_step_the_engine_now_refuses_is_dropped_with_a_notice(tmp_path)
     again = Table(GameStore(tmp_path / "g.sqlite3"))
     state = again.state()
     assert state["phase"] == "roll" and len(state["history"]) == 1
-    assert state["pending"]["kind"] == "notice" and "Step 2" in state["pending"]["reason"]
+    assert state["notice"].startswith("Step 2 of the stored game no longer replays")
+    aside = list((tmp_path / "set-aside").glob("game-1-from-step-2-*.json"))
+    assert len(aside) == 1 and str(aside[0]) in state["notice"]
+    moved = json.loads(aside[0].read_text())
+    assert moved["kept"] == 1 and moved["steps"][1:] == [
+        {"roll": [1, 1, 2, 3, 4, 6, 6], "event": "blank"}, {"set_aside": [1, 1]}]
     assert len(again.store.current().steps) == 1
     again.apply_step({"roll": [1, 2, 2, 4, 4, 5], "event": "blank"})  # the game goes on

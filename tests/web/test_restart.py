@@ -32,9 +32,9 @@ def command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "companion"]
 
 
-def start(data: Path, port: int) -> subprocess.Popen:
+def start(data: Path, port: int, leds: str = "none") -> subprocess.Popen:
     proc = subprocess.Popen(
-        [*command(), "serve", "--camera", "none", "--leds", "none", "--host", "127.0.0.1",
+        [*command(), "serve", "--camera", "none", "--leds", leds, "--host", "127.0.0.1",
          "--port", str(port), "--data", str(data), "--pin", PIN],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=data.parent,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
@@ -63,6 +63,15 @@ class Phone:
                                      headers={"Content-Type": "application/json"})
         with self.opener.open(req, timeout=10) as r:
             return json.loads(r.read())
+
+    def status(self, path: str, body: object) -> int:
+        """The answer's status code (a refusal is not an exception here)."""
+        try:
+            self.call(path, body)
+        except urllib.error.HTTPError as err:
+            assert json.loads(err.read())["error"].strip()
+            return err.code
+        return 200
 
     def state(self) -> dict:
         return {k: v for k, v in self.call("/api/state").items() if k not in VOLATILE}
@@ -96,6 +105,61 @@ def test_sigkill_mid_turn_then_restart_resumes_exactly(tmp_path):
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=10)
+
+
+BAD_REQUESTS = [  # issue 22: each of these answered 500, or was saved and broke every restart
+    ("/api/steps", {"adjust": "gain_item", "card": "X", "roll": None}),
+    ("/api/steps", {"adjust": []}),
+    ("/api/games", {"players": ["Ann", "Bo"], "colors": {"Ann": "mauve"}}),
+    ("/api/games", {"players": ["x" * 100_000, "Bo"]}),
+    ("/api/steps", {"action": "recruit", "comment": "x" * 100_000}),
+    ("/api/games", {"players": ["Ann", "Ann\u200b"]}),
+]
+
+
+@pytest.mark.slow
+def test_bad_requests_then_sigkill_then_restart_resumes_exactly(tmp_path):
+    # with the LEDs listening, as on the Pi: a refused request stores nothing, so the
+    # table killed after them starts again exactly where it was
+    data, port = tmp_path / "data", free_port()
+    proc = start(data, port, leds="fake")
+    try:
+        phone = Phone(port)
+        phone.call("/api/join", {"pin": PIN})
+        phone.call("/api/games", {"players": ["Jane", "Joseph"], "colors": {"Jane": "red"},
+                                  "companions": {"Jane": "Ugh"}})
+        phone.call("/api/steps", {"use": "ugh", "roll": 6})
+        for path, body in BAD_REQUESTS:
+            assert phone.status(path, body) == 400, (path, str(body)[:80])
+        phone.call("/api/steps", {"action": "recruit"})
+        before = phone.state() | {"advice": None}  # ready or not: the advisor's, not the game's
+        assert before["army"]["Jane"] == 100 and len(before["history"]) == 2
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+    proc = start(data, port, leds="fake")
+    try:
+        assert phone.state() | {"advice": None} == before
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)
+
+
+@pytest.mark.slow
+def test_a_damaged_database_is_a_message_and_the_table_starts_afresh(tmp_path):
+    data, port = tmp_path / "data", free_port()
+    data.mkdir()
+    (data / "games.sqlite3").write_bytes(b"\x00 scrambled by a power cut " * 500)
+    proc = start(data, port)
+    try:
+        state = Phone(port).state()
+        assert "was damaged" in state["notice"] and state["game"] is None
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)
+    log = proc.stdout.read().decode()
+    assert "was damaged" in log and "games.sqlite3.damaged-" in log and "Traceback" not in log
+    assert len(list(data.glob("games.sqlite3.damaged-*"))) == 1
 
 
 @pytest.mark.slow

@@ -16,6 +16,26 @@ def test_bad_options_exit_2_with_a_message(tmp_path, capsys, args, words):
     assert words in capsys.readouterr().err
 
 
+def test_a_second_table_on_the_same_data_folder_is_refused(tmp_path, capsys):
+    from companion.cli.serve import hold_data_folder
+
+    held = hold_data_folder(tmp_path)  # a table serving from this folder
+    try:
+        assert main(["serve", "--data", str(tmp_path), "--port", "0", "--camera", "none",
+                     "--leds", "none"]) == 2
+        assert "Another table is already running on the data folder" in capsys.readouterr().err
+    finally:
+        held.close()
+    hold_data_folder(tmp_path).close()  # free again once that table stops
+
+
+def test_a_data_folder_that_cannot_be_used_is_a_message(tmp_path, capsys):
+    taken = tmp_path / "a-file"
+    taken.write_text("not a folder")
+    assert main(["serve", "--data", str(taken), "--port", "0", "--camera", "none"]) == 2
+    assert "cannot use the data folder" in capsys.readouterr().err
+
+
 def test_serve_help_lists_its_options(capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["serve", "--help"])
