@@ -60,6 +60,29 @@ def live_server(tmp_path, advisor_cache):
     thread.join(timeout=5)
 
 
+@pytest.fixture
+def serve():
+    """Serves apps by waitress on free ports in threads: serve(app, **make_server options)
+    gives the server (its `effective_port`); all are stopped when the test ends."""
+    from web.serving import make_server
+
+    running = []
+
+    def start(app, **options):
+        server = make_server(app, host="127.0.0.1", port=0, **options)
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        running.append((app, server, thread))
+        return server
+
+    yield start
+    for app, server, thread in running:
+        app.extensions["dragon_farkle"].broadcaster.close_all()
+        time.sleep(0.3)
+        server.close()
+        thread.join(timeout=5)
+
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
