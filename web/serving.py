@@ -167,6 +167,18 @@ def make_server(app: Flask, *, host: str = "0.0.0.0", port: int = 8000, phones: 
     return server
 
 
+def stop(server: Any, app: Flask) -> None:
+    """End every live stream, let the server's threads finish, then close it, and every
+    connection with it so that `run()` returns. Closed first, a thread finishing later
+    wakes the closed server's loop by writing a byte into a file number that may by then
+    belong to another file (a database)."""
+    app.extensions["dragon_farkle"].broadcaster.close_all()
+    server.task_dispatcher.shutdown(timeout=5)
+    for channel in list(server.active_channels.values()):
+        channel.will_close = True  # closed by the server's loop on its next turn
+    server.close()
+
+
 # Bridges of containers and virtual machines: no phone reaches the table there.
 VIRTUAL_INTERFACES = ("docker", "br-", "veth", "virbr", "lxc", "podman")
 

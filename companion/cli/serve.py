@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from companion.controller.runtime import build_runtime, load_keeper
     from web import create_app
-    from web.serving import lan_addresses, local_name, make_server
+    from web.serving import lan_addresses, local_name, make_server, stop
 
     try:
         config = settings(args)
@@ -93,8 +93,7 @@ def run(args: argparse.Namespace) -> int:
         if not stopping.is_set():
             stopping.set()
             log.info("stopping (signal %s)", signum)
-            app.extensions["dragon_farkle"].broadcaster.close_all()
-            server.close()
+            stop(server, app)
 
     signal.signal(signal.SIGTERM, shutdown)
     signal.signal(signal.SIGINT, shutdown)
