@@ -207,13 +207,13 @@ class HalfOpen(threading.Thread):
             s.close()
 
 
-def crowd(rounds: int) -> None:
-    """50 pages and 20 half-open connections on the default server; a phone taps."""
+def crowd(rounds: int, phones: int = 12) -> None:
+    """50 pages and 20 half-open connections on the server `serve --phones` makes; a phone taps."""
     data = tempfile.mkdtemp(prefix="df-crowd-")
     table = Table(GameStore(f"{data}/games.sqlite3"))
     table.new_game({"players": ["Jane", "Joseph"]})
     app = create_app({"DATA_DIR": data, "TABLE": table, "TABLE_PIN": PIN})
-    server = make_server(app, host="127.0.0.1", port=0)
+    server = make_server(app, host="127.0.0.1", port=0, phones=phones)
     threading.Thread(target=server.run, daemon=True).start()
     port = server.effective_port
     stuck = HalfOpen(port, 20)
@@ -244,7 +244,7 @@ def crowd(rounds: int) -> None:
         time.sleep(0.3)
     streams = sum(1 for p in pages if not p.refused)
     print(f"crowd: 50 pages ({streams} live streams, {50 - streams} refused 503 and polling every 2 s), "
-          f"20 half-open connections, waitress {server.adj.threads} threads, {rounds} taps")
+          f"20 half-open connections, --phones {phones}: waitress {server.adj.threads} threads, {rounds} taps")
     print(summary("tap answered (50 pages open)", tap_ms))
     print(summary("tap -> page on a live stream", follow_ms[False]))
     if follow_ms[True]:
@@ -325,6 +325,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=60)
     ap.add_argument("--no-advisor", action="store_true", help="the table without the advisor")
     ap.add_argument("--guessing", type=float, default=30, help="seconds of wrong codes per run (0: skip)")
+    ap.add_argument("--crowd-phones", type=int, default=12, help="serve --phones for the crowd (12: the default)")
     args = ap.parse_args()
     logging.getLogger("web").setLevel(logging.ERROR)  # the refused codes and taps are the point here
     logging.getLogger("waitress").setLevel(logging.ERROR)
@@ -380,7 +381,7 @@ def main() -> int:
     if advisor is not None:
         print(summary("advice per state change", advice_ms(table)))
     stop(server, app)
-    crowd(args.rounds)
+    crowd(args.rounds, args.crowd_phones)
     update_bytes()
     if args.guessing > 0:
         guessing(args.guessing, 1)

@@ -7,8 +7,9 @@ whole table (a stranger may use many addresses): a bucket of 10 tries refilled o
 10 s, so all 10,000 four-digit codes take at least 27 hours. While a client must wait,
 its code is not tested at all (429 with Retry-After).
 
-Written here, not taken from Flask-Limiter: that counts requests, while only wrong codes
-should cost, and it brings a storage layer a single process does not need.
+Written here, not taken from Flask-Limiter: it can count only refused requests
+(deduct_when), but has fixed windows, no wait that grows per client and no refund, and
+brings the `limits` package and a storage layer for what is a few numbers per address.
 """
 from __future__ import annotations
 
