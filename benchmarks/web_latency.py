@@ -1,6 +1,7 @@
-"""Latency of live updates with 10 phones connected to a real waitress server.
+"""Latency of live updates with 10 phones connected to a real waitress server, then a
+crowd, the size of each update, and how fast the table code can be guessed.
 
-    .venv/bin/python benchmarks/web_latency.py [--phones 10] [--rounds 60]
+    .venv/bin/python benchmarks/web_latency.py [--phones 10] [--rounds 60] [--guessing 30]
 
 Two paths, each timed until the new state has arrived on a connected phone's
 event stream (every phone counts, so one round gives `phones` samples):
@@ -11,12 +12,22 @@ event stream (every phone counts, so one round gives `phones` samples):
 The advisor is on (its answer is part of every state), as at the table; `--no-advisor`
 measures without it. A third line times the advice alone (advise() per state change).
 Target: median under 100 ms on the 2-core build machine.
+
+Then (issue 22): a crowd of 50 pages (live streams, or polling /api/state where the
+table refuses more streams) and 20 half-open connections while a phone taps (target:
+tap answered in under 100 ms median, every page follows); the bytes of one live update
+in a 100-step game of four (target: under 20 KB); and wrong table codes tried as fast as
+the table lets one address, then 50 addresses, for `--guessing` seconds each (codes
+tested per second, and what a search of all 10,000 four-digit codes takes at that rate).
 """
 from __future__ import annotations
 
 import argparse
 import http.client
 import json
+import logging
+import random
+import socket
 import statistics
 import tempfile
 import threading
@@ -31,7 +42,8 @@ from companion.controller import CameraLoop, GameStore, Table
 from companion.controller.advisor import TableAdvisor
 from vision.types import Die, Reading
 from web import create_app
-from web.serving import make_server
+from web.broadcast import for_phones
+from web.serving import make_server, stop
 
 PIN = "1111"
 FACES = [1, 2, 2, 4, 4, 5]
@@ -123,12 +135,200 @@ def advice_ms(table: Table, rounds: int = 200) -> list[float]:
     return out
 
 
+def source(n: int) -> tuple[str, int]:
+    """Phone n's own address on the loopback (a table's phones each have their own)."""
+    return (f"127.0.0.{10 + n}", 0)
+
+
+class CrowdPage(threading.Thread):
+    """A page as app.js keeps it: the live stream, or polling every 2 s when refused."""
+
+    def __init__(self, port: int, n: int, seen: dict[int, dict[int, float]], cond: threading.Condition) -> None:
+        super().__init__(daemon=True)
+        self.port, self.n, self.seen, self.cond = port, n, seen, cond
+        self.refused: bool | None = None
+        self.ready, self.stop = threading.Event(), threading.Event()
+
+    def saw(self, version: int) -> None:
+        with self.cond:
+            self.seen.setdefault(version, {}).setdefault(self.n, time.perf_counter())
+            self.cond.notify_all()
+        self.ready.set()
+
+    def run(self) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120, source_address=source(self.n))
+        conn.request("GET", "/stream/events")
+        resp = conn.getresponse()
+        self.refused = resp.status == 503
+        if not self.refused:
+            while line := resp.fp.readline():
+                if line.startswith(b"id: "):
+                    self.saw(int(line[4:]))
+            return
+        resp.read()
+        while not self.stop.is_set():
+            poll = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30, source_address=source(self.n))
+            poll.request("GET", "/api/state")
+            self.saw(json.loads(poll.getresponse().read())["version"])
+            poll.close()
+            self.stop.wait(2.0)
+
+
+class HalfOpen(threading.Thread):
+    """`count` connections that send half a request and never finish it, each opened again
+    when the server cuts it off, so there are always `count` of them."""
+
+    def __init__(self, port: int, count: int) -> None:
+        super().__init__(daemon=True)
+        self.port, self.count, self.reopened = port, count, 0
+        self.stop = threading.Event()
+
+    def open(self, n: int) -> socket.socket:
+        s = socket.create_connection(("127.0.0.1", self.port), source_address=source(100 + n))
+        s.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        s.setblocking(False)
+        return s
+
+    def run(self) -> None:
+        socks = [self.open(n) for n in range(self.count)]
+        while not self.stop.wait(0.5):
+            for n, s in enumerate(socks):
+                try:
+                    gone = s.recv(1) == b""
+                except BlockingIOError:
+                    gone = False
+                except OSError:
+                    gone = True
+                if gone:
+                    s.close()
+                    socks[n] = self.open(n)
+                    self.reopened += 1
+        for s in socks:
+            s.close()
+
+
+def crowd(rounds: int, phones: int = 12) -> None:
+    """50 pages and 20 half-open connections on the server `serve --phones` makes; a phone taps."""
+    data = tempfile.mkdtemp(prefix="df-crowd-")
+    table = Table(GameStore(f"{data}/games.sqlite3"))
+    table.new_game({"players": ["Jane", "Joseph"]})
+    app = create_app({"DATA_DIR": data, "TABLE": table, "TABLE_PIN": PIN})
+    server = make_server(app, host="127.0.0.1", port=0, phones=phones)
+    threading.Thread(target=server.run, daemon=True).start()
+    port = server.effective_port
+    stuck = HalfOpen(port, 20)
+    stuck.start()
+    seen: dict[int, dict[int, float]] = {}
+    cond = threading.Condition()
+    pages = [CrowdPage(port, n, seen, cond) for n in range(50)]
+    for page in pages:
+        page.start()
+    for page in pages:
+        page.ready.wait(10)
+    tapper = build_opener(HTTPCookieProcessor(CookieJar()))
+    base = f"http://127.0.0.1:{port}"
+    post(tapper, base, "/api/join", {"pin": PIN})
+    tap_ms: list[float] = []
+    follow_ms: dict[bool, list[float]] = {False: [], True: []}
+    for i in range(rounds):
+        start = time.perf_counter()
+        state = post(tapper, base, "/api/steps" if i % 2 == 0 else "/api/undo",
+                     {"action": "recruit"} if i % 2 == 0 else {})
+        tap_ms.append((time.perf_counter() - start) * 1000)
+        version = state["version"]
+        with cond:
+            if not cond.wait_for(lambda v=version: len(seen.get(v, {})) >= len(pages), timeout=15):
+                raise RuntimeError(f"state {version} did not reach every page within 15 s")
+            for page in pages:
+                follow_ms[bool(page.refused)].append((seen[version][page.n] - start) * 1000)
+        time.sleep(0.3)
+    streams = sum(1 for p in pages if not p.refused)
+    print(f"crowd: 50 pages ({streams} live streams, {50 - streams} refused 503 and polling every 2 s), "
+          f"20 half-open connections, --phones {phones}: waitress {server.adj.threads} threads, {rounds} taps")
+    print(summary("tap answered (50 pages open)", tap_ms))
+    print(summary("tap -> page on a live stream", follow_ms[False]))
+    if follow_ms[True]:
+        print(summary("tap -> page polling /api/state", follow_ms[True]))
+    print(f"  (half-open connections cut off by the server's 10 s request timeout and opened "
+          f"again: {stuck.reopened})")
+    stuck.stop.set()
+    for page in pages:
+        page.stop.set()
+    stop(server, app)
+
+
+def update_bytes(steps: int = 100) -> None:
+    """Bytes of each live update over a game of four, and of the full state they replace."""
+    data = tempfile.mkdtemp(prefix="df-bytes-")
+    table = Table(GameStore(f"{data}/games.sqlite3"))
+    names = ["Jane", "Joseph", "Anna", "Bert"]
+    table.new_game({"players": names, "colors": dict(zip(names, ["red", "blue", "green", "yellow"]))})
+    rng = random.Random(1)
+    sizes, full = [], 0
+    for _ in range(steps):
+        st = table.state()
+        if st["phase"] == "roll":
+            step = {"roll": [rng.randint(1, 6) for _ in range(st["dice_in_hand"])],
+                    "event": rng.choice(["blank"] * 4 + ["dragon", "rally"])}
+        else:
+            step = rng.choice([s for s in st["legal"] if not s.get("needs") and "use" not in s and "adjust" not in s])
+        st = table.apply_step(step)
+        sizes.append(len(json.dumps(for_phones(st), separators=(",", ":")).encode()))
+        full = len(json.dumps(st, separators=(",", ":")).encode())
+    print(f"bytes per live update, {steps}-step game of 4: median {statistics.median(sizes) / 1024:.1f} KB   "
+          f"max {max(sizes) / 1024:.1f} KB   at step {steps} {sizes[-1] / 1024:.1f} KB "
+          f"(the whole state with history and stats: {full / 1024:.1f} KB)")
+
+
+def full_search(codes: int, addresses: int) -> float:
+    """Seconds to try `codes` codes from `addresses` addresses in turn, each try made as
+    soon as the table's limiter allows (its clock stepped, not waited for)."""
+    from web.joinlimit import JoinLimiter
+
+    now = [0.0]
+    limiter, tried = JoinLimiter(clock=lambda: now[0]), 0
+    while tried < codes:
+        wait = limiter.admit(f"10.0.{tried % addresses // 256}.{tried % addresses % 256}")
+        now[0] += wait
+        tried += wait == 0
+    return now[0]
+
+
+def guessing(seconds: float, addresses: int) -> None:
+    """Wrong codes at /api/join as fast as the table answers, from `addresses` addresses."""
+    data = tempfile.mkdtemp(prefix="df-join-")
+    app = create_app({"DATA_DIR": data, "TABLE_PIN": PIN, "TABLE": Table(GameStore(f"{data}/games.sqlite3"))})
+    server = make_server(app, host="127.0.0.1", port=0)
+    threading.Thread(target=server.run, daemon=True).start()
+    counts = {403: 0, 429: 0}
+    start = time.perf_counter()
+    n = 0
+    while time.perf_counter() - start < seconds:
+        conn = http.client.HTTPConnection("127.0.0.1", server.effective_port, timeout=10,
+                                          source_address=source(n % addresses))
+        conn.request("POST", "/api/join", json.dumps({"pin": f"{n % 10000:04d}" if n % 10000 != int(PIN) else "0"}),
+                     {"Content-Type": "application/json"})
+        status = conn.getresponse().status
+        conn.close()
+        counts[status] = counts.get(status, 0) + 1
+        n += 1
+    print(f"join guesses from {addresses} address{'es' if addresses > 1 else ''}, {seconds:.0f} s: "
+          f"{n / seconds:,.0f} requests/s answered, {counts[403]} codes tested ({counts[403] / seconds:.2f}/s), "
+          f"{counts[429]} refused 429 untested; all 10,000 codes at the table's pace: "
+          f"{full_search(10_000, addresses) / 3600:,.1f} h")
+    stop(server, app)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--phones", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=60)
     ap.add_argument("--no-advisor", action="store_true", help="the table without the advisor")
+    ap.add_argument("--guessing", type=float, default=30, help="seconds of wrong codes per run (0: skip)")
+    ap.add_argument("--crowd-phones", type=int, default=12, help="serve --phones for the crowd (12: the default)")
     args = ap.parse_args()
+    logging.getLogger("web").setLevel(logging.ERROR)  # the refused codes and taps are the point here
+    logging.getLogger("waitress").setLevel(logging.ERROR)
 
     data = tempfile.mkdtemp(prefix="df-bench-")
     advisor = None if args.no_advisor else TableAdvisor(f"{data}/advisor")
@@ -180,9 +380,16 @@ def main() -> int:
     print(summary("tap (POST /api/steps) -> phones", tap_ms))
     if advisor is not None:
         print(summary("advice per state change", advice_ms(table)))
-    app.extensions["dragon_farkle"].broadcaster.close_all()
-    time.sleep(0.2)
-    server.close()
+    stop(server, app)
+    crowd(args.rounds, args.crowd_phones)
+    update_bytes()
+    if args.guessing > 0:
+        guessing(args.guessing, 1)
+        guessing(args.guessing, 50)
+    from web.joinlimit import JoinLimiter
+
+    print(f"all 10^8 eight-digit codes (--code-length 8), at the whole table's pace: "
+          f"{JoinLimiter().full_search_seconds(10**8) / 3.156e7:,.0f} years")
     return 0
 
 

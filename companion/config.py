@@ -116,6 +116,8 @@ class ServerConfig:
     port: int = 8000
     pin_code: str = ""
     data_dir: Path = Path("data")
+    code_length: int = 4  # digits of the random table code
+    names: tuple[str, ...] = ()  # host names phones may use besides localhost and HOSTNAME.local
 
 
 @dataclass(frozen=True)
@@ -191,6 +193,19 @@ def _port(value: Any) -> int:
     return value
 
 
+def _code_length(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 4 <= value <= 16:
+        raise Expected("a number of digits from 4 to 16")
+    return value
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    ok = isinstance(value, list) and all(isinstance(v, str) and v.strip() and " " not in v.strip() for v in value)
+    if not ok:
+        raise Expected('a list of host names, e.g. ["dragon.lan"]')
+    return tuple(v.strip() for v in value)
+
+
 def _size(value: Any) -> tuple[int, int]:
     ok = isinstance(value, list) and len(value) == 2
     if not ok or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value):
@@ -259,7 +274,8 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "long_press": _number(0.2, 10),
         "pull_up": _bool,
     },
-    "server": {"host": _text, "port": _port, "pin_code": _text, "data_dir": _text},
+    "server": {"host": _text, "port": _port, "pin_code": _text, "data_dir": _text,
+               "code_length": _code_length, "names": _names},
     "calibration": {"profile": _text},
 }
 

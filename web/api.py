@@ -9,14 +9,17 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import math
 import unicodedata
 from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Response, abort, jsonify, request, session
 
-from web import table_app
+from web import MAX_PIN, table_app
+from web.broadcast import for_phones
 from web.errors import NotJoined
+from web.guard import json_body
 
 log = logging.getLogger(__name__)
 
@@ -35,11 +38,8 @@ def only_players_act() -> None:
 
 
 def body() -> Any:
-    """The request's JSON, or a 400 that says what was wrong with it."""
-    data = request.get_json(silent=True)
-    if data is None:
-        abort(400, "The request body must be JSON (Content-Type: application/json).")
-    return data
+    """The request's JSON, or a 400 (413: too large) that says what was wrong with it."""
+    return json_body()
 
 
 def seen() -> str | None:
@@ -48,7 +48,8 @@ def seen() -> str | None:
 
 
 def answer(state: dict[str, Any]) -> Response:
-    return jsonify(state | {"joined": joined()})
+    """The state as phones get it (without the whole history: GET /api/history)."""
+    return jsonify(for_phones(state) | {"joined": joined()})
 
 
 @bp.get("/state")
@@ -56,15 +57,39 @@ def state() -> Response:
     return answer(table_app().table.state())
 
 
+@bp.get("/history")
+def history() -> Response:
+    """The game's whole history and statistics (the History and Stats tabs)."""
+    full = table_app().table.state()
+    return jsonify(version=full["version"], boot=full["boot"], history=list(full.get("history") or []),
+                   stats=full.get("stats") or {"armies": [], "faces": {}})
+
+
 @bp.post("/join")
 def join() -> Response:
     data = body()
-    pin = str(data.get("pin", "")).strip() if isinstance(data, dict) else ""
+    pin = data.get("pin", "") if isinstance(data, dict) else ""
+    if isinstance(pin, bool) or not isinstance(pin, (str, int)):
+        abort(400, "The table code is a number, sent as {\"pin\": \"2468\"}.")
+    pin = str(pin)
+    if len(pin) > MAX_PIN:  # before anything else is done with it (a 50 MB code took 3.7 GB)
+        abort(400, f"A table code has at most {MAX_PIN} characters.")
+    pin = pin.strip()
+    joins, client = table_app().joins, request.remote_addr or "?"
+    wait = joins.admit(client)
+    if wait > 0:
+        if joins.log_refusal(client):
+            log.warning("join refused for %.0f s to %s: too many wrong table codes", wait, client)
+        response = jsonify(error=f"Too many wrong codes were tried: wait {math.ceil(wait)} s, then try again.")
+        response.headers["Retry-After"] = str(math.ceil(wait))
+        return response, 429
     # A phone keyboard may type another script's digits ("٢٤٦٨", "２４６８"): the same code.
     pin = "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in pin)
     # As bytes: compare_digest refuses str with other characters than ASCII.
     if not hmac.compare_digest(pin.encode(), table_app().pin.encode()):
+        log.warning("wrong table code from %s (%d tried from there)", client, joins.wrong(client))
         return jsonify(error="That is not the table code. Look at a joined phone or the Pi's log."), 403
+    joins.right(client)
     session.permanent = True
     session["pin"] = pin
     return answer(table_app().table.state())

@@ -1,8 +1,8 @@
 """The one error handler: bad input becomes a JSON error a player can read."""
 from __future__ import annotations
 
-from flask import Flask, jsonify, request
-from werkzeug.exceptions import HTTPException
+from flask import Flask, current_app, jsonify, request
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from companion.controller.errors import StaleState, StoreError
 
@@ -26,6 +26,9 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def http_error(err: HTTPException):
+        if isinstance(err, RequestEntityTooLarge):
+            limit = current_app.config.get("MAX_CONTENT_LENGTH") or 0
+            err.description = f"That request is too large: the table takes at most {limit // 1024} KB."
         if not (request.path.startswith("/api") or request.path.startswith("/stream")):
             return err
         return jsonify(error=err.description or err.name), err.code or 500

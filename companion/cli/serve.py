@@ -29,10 +29,15 @@ def register(sub: Any) -> None:
     p.add_argument("--host", help="address to listen on (default 0.0.0.0: every phone on the Wi-Fi)")
     p.add_argument("--port", type=int, help="port of the phone page (default 8000)")
     p.add_argument("--data", metavar="DIR", help="folder of the game database (default ./data)")
-    p.add_argument("--pin", help="table code phones enter to play (default: a random 4-digit code, kept)")
+    p.add_argument("--pin", help="table code phones enter to play (default: a random code, kept)")
+    p.add_argument("--code-length", type=int, metavar="N",
+                   help="digits of the random table code, 4-16 (default 4; 8 holds out against "
+                        "guessing far longer, and the QR code still joins in one scan)")
     p.add_argument("--profile", metavar="FILE", help="calibration profile (default: the built-in one)")
     p.add_argument("--config", metavar="FILE", help="configuration file (TOML; see the README)")
-    p.add_argument("--phones", type=int, default=12, help="phones expected at once (sizes the thread pool)")
+    p.add_argument("--phones", type=int, default=12,
+                   help="phones expected at once: two live pages each, plus 8 threads kept for taps "
+                        "(sizes the thread pool; pages past it poll every 2 s)")
     p.set_defaults(func=run)
 
 
@@ -55,7 +60,12 @@ def settings(args: argparse.Namespace) -> Any:
         port=args.port if args.port is not None else server.port,
         pin_code=args.pin if args.pin is not None else server.pin_code,
         data_dir=Path(args.data) if args.data else server.data_dir,
+        code_length=args.code_length if args.code_length is not None else server.code_length,
     )
+    if not 4 <= server.code_length <= 16:
+        raise ValueError(f"--code-length must be 4 to 16 digits, not {server.code_length}")
+    if len(server.pin_code) > 16 or server.pin_code != server.pin_code.strip():
+        raise ValueError("--pin: a table code has at most 16 characters, without spaces around it")
     leds = dataclasses.replace(config.leds, backend=args.leds) if args.leds else config.leds
     profile = Path(args.profile) if args.profile else config.profile
     return dataclasses.replace(config, server=server, leds=leds, profile=profile)
@@ -66,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     from companion.controller.errors import StoreError
     from companion.controller.runtime import build_runtime, load_keeper
     from web import create_app
-    from web.serving import lan_addresses, local_name, make_server
+    from web.serving import lan_addresses, local_name, make_server, stop
 
     try:
         config = settings(args)
@@ -74,12 +84,14 @@ def run(args: argparse.Namespace) -> int:
         keeper = load_keeper(config.profile, config.server.data_dir)
         runtime = build_runtime(config, data_dir=config.server.data_dir, camera=args.camera,
                                 keeper=keeper)
+        app = create_app({"DATA_DIR": str(config.server.data_dir), "TABLE": runtime.table,
+                          "TABLE_PIN": config.server.pin_code or None,
+                          "CODE_LENGTH": config.server.code_length,
+                          "TABLE_NAMES": list(config.server.names),
+                          "CALIBRATION": runtime.calibration})
     except (ValueError, StoreError) as err:  # bad option, file or data folder: say which
         print(f"dragon-farkle serve: {err}", file=sys.stderr)
         return 2
-    app = create_app({"DATA_DIR": str(config.server.data_dir), "TABLE": runtime.table,
-                      "TABLE_PIN": config.server.pin_code or None,
-                      "CALIBRATION": runtime.calibration})
     server = make_server(app, host=config.server.host, port=config.server.port, phones=args.phones)
     announce(app, config.server.host, server.effective_port, lan_addresses(), local_name())
     stopping = threading.Event()
@@ -88,8 +100,7 @@ def run(args: argparse.Namespace) -> int:
         if not stopping.is_set():
             stopping.set()
             log.info("stopping (signal %s)", signum)
-            app.extensions["dragon_farkle"].broadcaster.close_all()
-            server.close()
+            stop(server, app)
 
     signal.signal(signal.SIGTERM, shutdown)
     signal.signal(signal.SIGINT, shutdown)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 
 import pytest
 
@@ -45,7 +44,7 @@ def game(app, player):
 def live_server(tmp_path, advisor_cache):
     """The app served by waitress on a free port, in a thread; yields (base url, app)."""
     from companion.controller.runtime import load_keeper
-    from web.serving import make_server
+    from web.serving import make_server, stop
 
     data = tmp_path / "data"
     app = create_app({"DATA_DIR": str(data), "TABLE_PIN": PIN, "SSE_KEEPALIVE": 1.0,
@@ -54,10 +53,29 @@ def live_server(tmp_path, advisor_cache):
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.effective_port}", app
-    app.extensions["dragon_farkle"].broadcaster.close_all()
-    time.sleep(0.3)  # let the stream threads finish their last write before the sockets close
-    server.close()
+    stop(server, app)
     thread.join(timeout=5)
+
+
+@pytest.fixture
+def serve():
+    """Serves apps by waitress on free ports in threads: serve(app, **make_server options)
+    gives the server (its `effective_port`); all are stopped when the test ends."""
+    from web.serving import make_server, stop
+
+    running = []
+
+    def start(app, **options):
+        server = make_server(app, host="127.0.0.1", port=0, **options)
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        running.append((app, server, thread))
+        return server
+
+    yield start
+    for app, server, thread in running:
+        stop(server, app)
+        thread.join(timeout=5)
 
 
 CHROMIUM = "/usr/bin/chromium"

@@ -124,7 +124,7 @@ def test_undo(game):
     r = game.post("/api/undo", json={})
     assert r.status_code == 400 and "Nothing to undo" in r.json["error"]
     game.post("/api/steps", json={"action": "recruit"})
-    r = game.post("/api/undo")
+    r = game.post("/api/undo", json={})
     assert r.status_code == 200 and r.json["phase"] == "choose_action" and r.json["history"] == []
 
 
@@ -142,7 +142,7 @@ def test_a_tap_on_an_old_state_is_409(game):
     r = game.post("/api/steps", json={"action": "brawl", "target": "Joseph"},
                   headers={"X-Game-Position": seen})
     assert r.status_code == 409 and "moved on" in r.json["error"]
-    r = game.post("/api/undo", headers={"X-Game-Position": seen})
+    r = game.post("/api/undo", json={}, headers={"X-Game-Position": seen})
     assert r.status_code == 409
 
 
@@ -245,7 +245,7 @@ def test_camera_question_and_evidence_through_the_api(app, game):
     state = game.get("/api/state").json
     assert "No Event die seen." in state["pending"]["reason"]
     assert game.get("/api/evidence/pending.jpg").status_code == 200
-    assert game.post("/api/pending/dismiss").json["pending"] is None
+    assert game.post("/api/pending/dismiss", json={}).json["pending"] is None
     table.handle_reading(Reading(dice=(*dice, Die("event", "rally", (500, 400), (490, 390, 20, 20), 0.9)),
                                  warnings=()), frame)
     state = game.get("/api/state").json

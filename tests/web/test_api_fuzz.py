@@ -28,6 +28,10 @@ ACTIONS = ["/api/join", "/api/games", "/api/steps", "/api/undo", "/api/dispute",
 def test_any_json_to_any_action_is_refused_or_done_never_a_server_error(app, path, body, raw):
     import json
 
+    from web.joinlimit import JoinLimiter
+
+    # Wrong codes cost time (tests/web/test_join_limit.py): here every code is tested.
+    app.extensions["dragon_farkle"].joins = JoinLimiter(free=10**9, burst=10**9)
     client = app.test_client()
     assert client.post("/api/join", json={"pin": PIN}).status_code == 200
     table = app.extensions["dragon_farkle"].table

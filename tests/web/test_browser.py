@@ -47,7 +47,8 @@ def tap_photo(page, x: float, y: float):
     expect(page.locator("#who")).to_contain_text("Playing")
     photo = page.locator("#pending .markpic img")
     expect(photo).to_be_visible()
-    page.wait_for_function("document.querySelector('#pending .markpic img').naturalWidth > 0")
+    # (a function, not an expression: the page's CSP refuses to evaluate strings while it polls)
+    page.wait_for_function("() => document.querySelector('#pending .markpic img').naturalWidth > 0")
     box = photo.bounding_box()
     photo.click(position={"x": box["width"] * x / 640, "y": box["height"] * y / 480})
     return photo
@@ -80,11 +81,19 @@ def joined_phone(live_server, phone, players=("Jane", "Joseph"), *, setup=None):
     else:
         setup(table)
     page = phone()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    errors = collect_errors(page)
     page.goto(f"{base}/?code={PIN}")
     expect(page.locator("#who")).to_contain_text("Playing")
     return table, page, errors
+
+
+def collect_errors(page) -> list[str]:
+    """The page's script errors and what its Content-Security-Policy refused, as they come."""
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text)
+            if m.type == "error" and "Content Security Policy" in m.text else None)
+    return errors
 
 
 def unsure_of_one_die(table) -> None:
@@ -104,8 +113,7 @@ def test_a_whole_short_game_played_by_tapping(live_server, phone):
 
     base, app = live_server
     page = phone()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    errors = collect_errors(page)
     page.goto(base + "/")
     # no game yet: the Table tab opens; join with the code, start the default two-player game
     page.locator("#pin").fill(PIN)
@@ -216,7 +224,7 @@ def test_framing_the_tray_and_learning_a_dice_colour_by_tapping(live_server, pho
     page.locator("nav button[data-tab=table]").tap()
     img = page.locator("#calib-img")
     expect(img).to_be_visible()
-    page.wait_for_function("document.getElementById('calib-img').naturalWidth > 0")
+    page.wait_for_function("() => document.getElementById('calib-img').naturalWidth > 0")
     box = img.bounding_box()
     corners = [(0.25, 0.2), (0.75, 0.2), (0.75, 0.8), (0.25, 0.8)]
     for fx, fy in corners:
@@ -406,8 +414,7 @@ def test_an_unsure_die_is_settled_with_one_tap_on_its_choices(live_server, phone
     read_in_a_new_game(table, [1, 2, 2, 4, 4, 6],
                        d5=Die("soldier", 6, (460, 100), (450, 90, 20, 20), 0.5, choices=(6, 5, 4)))
     page = phone()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    errors = collect_errors(page)
     page.goto(f"{base}/?code={PIN}")
     row = page.locator("#unsure .unsure-die")
     expect(row).to_have_count(1)
@@ -489,7 +496,7 @@ def test_the_table_tab_shows_the_tables_own_wifi_before_the_table(live_server, p
     expect(page.locator("#code")).to_have_text(PIN)
     wifi = page.locator("#wifi-join img.qr")
     expect(wifi).to_be_visible()
-    page.wait_for_function("document.querySelector('#wifi-join img.qr').naturalWidth > 0")
+    page.wait_for_function("() => document.querySelector('#wifi-join img.qr').naturalWidth > 0")
     expect(page.locator("#wifi-join")).to_contain_text("join the table's Wi-Fi “Our table”")
     expect(page.locator("#join")).to_contain_text("2. Then scan this to open the table")
     assert page.locator("#join img.qr").count() == 2
@@ -557,7 +564,7 @@ def test_random_taps_with_the_tables_answers_late_and_out_of_order(live_server, 
             held.pop(rng.randrange(len(held))).continue_()
     page.wait_for_timeout(500)
     version = table.state()["version"]
-    page.wait_for_function(f"S && S.version === {version}")
+    page.wait_for_function(f"() => S && S.version === {version}")
     assert not errors, sorted(set(errors))
     table.new_game({"players": ["Cy", "Di"]})  # still following the table
     page.locator("nav button[data-tab=play]").click()
@@ -615,7 +622,7 @@ def test_a_tab_opened_while_joining_stays_open(live_server, phone):
     page.goto(f"{base}/?code={PIN}")
     expect(prompt(page)).to_contain_text("Jane chooses")
     expect(step_button(page, {"action": "recruit"})).to_be_disabled()  # watching until joined
-    page.wait_for_function("document.readyState === 'complete'")
+    page.wait_for_function("() => document.readyState === 'complete'")
     page.wait_for_timeout(200)
     assert len(held) == 1
     page.locator("nav button[data-tab=table]").tap()
@@ -654,7 +661,7 @@ def test_the_table_tab_keeps_its_place_while_the_camera_picture_loads(live_serve
     assert abs(wrap["height"] / wrap["width"] - 720 / 1280) < 0.02, wrap
     assert len(held) == 1
     held.pop().continue_()
-    page.wait_for_function("document.getElementById('calib-img').naturalWidth > 0")
+    page.wait_for_function("() => document.getElementById('calib-img').naturalWidth > 0")
     assert start.bounding_box()["y"] == before["y"]
     page.unroute("**/stream/frame.jpg?calib=*")
 

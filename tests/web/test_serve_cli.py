@@ -103,3 +103,12 @@ def test_the_announcement_gives_the_link_and_every_other_address(capsys):
     announce(app, "10.42.0.1", 8000, ["192.168.1.23"], "dragonpi.local")
     out = capsys.readouterr().out
     assert "table is open: http://10.42.0.1:8000/" in out and "also" not in out
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--code-length", "3"], "--code-length must be 4 to 16"),
+    (["--pin", "12345678901234567"], "at most 16 characters"),
+])
+def test_codes_serve_cannot_take_exit_2_with_a_message(tmp_path, capsys, args, words):
+    assert main(["serve", "--data", str(tmp_path), "--port", "0", "--camera", "none", *args]) == 2
+    assert words in capsys.readouterr().err

@@ -30,7 +30,7 @@ def test_stream_sends_current_state_then_each_change(app, game):
     game.post("/api/steps", json={"action": "recruit"})
     kind, state = parse(next(chunks))
     assert state["phase"] == "roll" and state["history"][-1]["text"] == "Jane chose Recruit"
-    game.post("/api/undo")
+    game.post("/api/undo", json={})
     assert parse(next(chunks))[1]["phase"] == "choose_action"
     assert next(chunks) == ": keep-alive\n\n"  # SSE_KEEPALIVE is 0.2 s in the tests
     r.close()

@@ -10,27 +10,38 @@ var PALETTE = ["#ff6b6b", "#4dabf7", "#69db7c", "#ffd43b", "#b197fc", "#ffa94d"]
 var COLORS = {red: "#ff5a5f", blue: "#4dabf7", green: "#51cf66", yellow: "#ffd43b", purple: "#b197fc",
   black: "#5c5470", white: "#f1f3f5", orange: "#ff922b", pink: "#f783ac", brown: "#b08968"};
 var COMPANIONS = ["", "hiccup", "ugh", "sidia", "tabby", "skree"];
-/* Small line icons (inline SVG: no emoji font or icon font needed on any phone). */
-var ICON_PATHS = {
-  dice: '<rect x="3" y="3" width="18" height="18" rx="4"/><circle cx="8" cy="8" r="1.3" fill="currentColor"/><circle cx="16" cy="16" r="1.3" fill="currentColor"/><circle cx="12" cy="12" r="1.3" fill="currentColor"/>',
-  scroll: '<path d="M6 4h11a3 3 0 0 1 3 3v0H9v11a2 2 0 0 1-4 0V6a2 2 0 0 1 1-2z"/><path d="M9 9h7M9 13h7M9 17h5"/>',
-  chart: '<path d="M4 20V4M4 20h16"/><path d="M7 16l4-5 3 3 5-7"/>',
-  castle: '<path d="M4 21V8h3v3h3V8h4v3h3V8h3v13z"/><path d="M10 21v-5a2 2 0 0 1 4 0v5"/>',
-  dragon: '<path d="M3 17c3-1 5-4 6-8 2 3 4 4 7 3-2-2-2-5 0-7 2 2 5 3 6 2-1 5-5 9-10 10 2 .5 4 0 6-1-3 3-8 5-12 4-1 0-2-1-3-3z" fill="currentColor" stroke="none"/>',
-  flag: '<path d="M6 21V4"/><path d="M6 4h11l-2 4 2 4H6" fill="currentColor"/>',
-  camera: '<path d="M4 8h3l2-3h6l2 3h3v11H4z"/><circle cx="12" cy="13" r="3.5"/>',
-  hand: '<path d="M8 13V6a1.5 1.5 0 0 1 3 0v5V4.5a1.5 1.5 0 0 1 3 0V11V6a1.5 1.5 0 0 1 3 0v8c0 4-2.5 7-6 7-2.5 0-4-1-5.5-3L4 14.5a1.6 1.6 0 0 1 2.4-2z"/>',
-  sword: '<path d="M14 4h6v6L9 21l-3-3z"/><path d="M4 16l4 4M3 21l3-3"/>',
-  fist: '<path d="M6 10a2 2 0 0 1 4 0V8a2 2 0 0 1 4 0v1a2 2 0 0 1 4 0v5c0 4-3 7-7 7-3 0-5-2-5-5z"/>',
-  stop: '<rect x="5" y="5" width="14" height="14" rx="3"/>',
-  undo: '<path d="M9 7L4 12l5 5"/><path d="M4 12h10a6 6 0 0 1 0 12h-2" transform="translate(0 -6)"/>',
-  eye: '<path d="M2 12s4-7 10-7 10 7 10 7-4 7-10 7S2 12 2 12z"/><circle cx="12" cy="12" r="3"/>',
-  check: '<path d="M4 12l5 5L20 6"/>'
+/* Small line icons, drawn as SVG elements (no emoji font or icon font needed on any phone;
+   no markup parsed from strings: the page never builds HTML from data). */
+var ICONS = {
+  dice: [["rect", {x: 3, y: 3, width: 18, height: 18, rx: 4}], ["circle", {cx: 8, cy: 8, r: 1.3, fill: "currentColor"}],
+    ["circle", {cx: 16, cy: 16, r: 1.3, fill: "currentColor"}], ["circle", {cx: 12, cy: 12, r: 1.3, fill: "currentColor"}]],
+  scroll: [["path", {d: "M6 4h11a3 3 0 0 1 3 3v0H9v11a2 2 0 0 1-4 0V6a2 2 0 0 1 1-2z"}], ["path", {d: "M9 9h7M9 13h7M9 17h5"}]],
+  chart: [["path", {d: "M4 20V4M4 20h16"}], ["path", {d: "M7 16l4-5 3 3 5-7"}]],
+  castle: [["path", {d: "M4 21V8h3v3h3V8h4v3h3V8h3v13z"}], ["path", {d: "M10 21v-5a2 2 0 0 1 4 0v5"}]],
+  dragon: [["path", {d: "M3 17c3-1 5-4 6-8 2 3 4 4 7 3-2-2-2-5 0-7 2 2 5 3 6 2-1 5-5 9-10 10 2 .5 4 0 6-1-3 3-8 5-12 4-1 0-2-1-3-3z", fill: "currentColor", stroke: "none"}]],
+  flag: [["path", {d: "M6 21V4"}], ["path", {d: "M6 4h11l-2 4 2 4H6", fill: "currentColor"}]],
+  camera: [["path", {d: "M4 8h3l2-3h6l2 3h3v11H4z"}], ["circle", {cx: 12, cy: 13, r: 3.5}]],
+  hand: [["path", {d: "M8 13V6a1.5 1.5 0 0 1 3 0v5V4.5a1.5 1.5 0 0 1 3 0V11V6a1.5 1.5 0 0 1 3 0v8c0 4-2.5 7-6 7-2.5 0-4-1-5.5-3L4 14.5a1.6 1.6 0 0 1 2.4-2z"}]],
+  sword: [["path", {d: "M14 4h6v6L9 21l-3-3z"}], ["path", {d: "M4 16l4 4M3 21l3-3"}]],
+  fist: [["path", {d: "M6 10a2 2 0 0 1 4 0V8a2 2 0 0 1 4 0v1a2 2 0 0 1 4 0v5c0 4-3 7-7 7-3 0-5-2-5-5z"}]],
+  stop: [["rect", {x: 5, y: 5, width: 14, height: 14, rx: 3}]],
+  undo: [["path", {d: "M9 7L4 12l5 5"}], ["path", {d: "M4 12h10a6 6 0 0 1 0 12h-2", transform: "translate(0 -6)"}]],
+  eye: [["path", {d: "M2 12s4-7 10-7 10 7 10 7-4 7-10 7S2 12 2 12z"}], ["circle", {cx: 12, cy: 12, r: 3}]],
+  check: [["path", {d: "M4 12l5 5L20 6"}]]
 };
+var SVGNS = "http://www.w3.org/2000/svg";
+function svgEl(tag, attrs, kids) {
+  var el = document.createElementNS(SVGNS, tag);
+  Object.keys(attrs || {}).forEach(function (k) { el.setAttribute(k, String(attrs[k])); });
+  (kids || []).forEach(function (c) { el.appendChild(c); });
+  return el;
+}
 function icon(name, size) {
-  var span = document.createElement("span");
+  var span = document.createElement("span"), s = size || 20;
   span.className = "ico";
-  span.innerHTML = '<svg viewBox="0 0 24 24" width="' + (size || 20) + '" height="' + (size || 20) + '" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true">' + ICON_PATHS[name] + "</svg>";
+  span.appendChild(svgEl("svg", {viewBox: "0 0 24 24", width: s, height: s, fill: "none", stroke: "currentColor",
+    "stroke-width": 2, "stroke-linecap": "round", "stroke-linejoin": "round", "aria-hidden": "true"},
+    ICONS[name].map(function (part) { return svgEl(part[0], part[1]); })));
   return span;
 }
 var EVENT_ICON = {blank: "", dragon: "dragon", rally: "flag"};
@@ -40,7 +51,7 @@ function h(tag, attrs, kids) {
   var el = document.createElement(tag);
   if (attrs) Object.keys(attrs).forEach(function (k) {
     if (k === "text") el.textContent = attrs[k];
-    else if (k === "html") el.innerHTML = attrs[k];
+    else if (k === "style") { if (attrs[k]) el.style.cssText = attrs[k]; }  /* CSSOM: allowed by the page's CSP */
     else if (k.slice(0, 2) === "on") el.addEventListener(k.slice(2), attrs[k]);
     else if (attrs[k] !== null && attrs[k] !== undefined && attrs[k] !== false) el.setAttribute(k, attrs[k]);
   });
@@ -67,11 +78,16 @@ function toast(msg, ok) {
   var t = $("toast"); t.textContent = msg; t.className = "toast" + (ok ? " ok" : ""); t.hidden = false;
   clearTimeout(toast.timer); toast.timer = setTimeout(function () { t.hidden = true; }, ok ? 1800 : 4200);
 }
-function post(path, body, withPosition) {
+var WAIT_MS = 10000;       // a tap's answer is awaited this long (the table drops taps older than 8 s)
+function post(path, body, withPosition, waitMs) {
   var headers = {"Content-Type": "application/json"};
   if (withPosition && S && S.game) headers["X-Game-Position"] = S.game.position;
-  return fetch(path, {method: "POST", headers: headers, body: JSON.stringify(body || {}), credentials: "same-origin"})
+  var ctl = window.AbortController ? new AbortController() : null;
+  var timer = ctl ? setTimeout(function () { ctl.abort(); }, waitMs || WAIT_MS) : null;
+  return fetch(path, {method: "POST", headers: headers, body: JSON.stringify(body || {}), credentials: "same-origin",
+                      signal: ctl ? ctl.signal : undefined})
     .then(function (r) {
+      clearTimeout(timer);
       return r.json().catch(function () { return {error: "The table did not answer properly."}; }).then(function (data) {
         if (!r.ok) {
           if (r.status === 403 && path !== "/api/join") { setJoined(false); showTab("table"); }
@@ -81,7 +97,8 @@ function post(path, body, withPosition) {
         if (data.version !== undefined) render(data);  /* a table state (not a calibration summary) */
         return data;
       });
-    }, function () {  /* no answer at all (the browser's own words differ: say it plainly) */
+    }, function () {  /* no answer at all, or none in time (the browser's own words differ: say it plainly) */
+      clearTimeout(timer);
       throw new Error("The table did not answer: check this phone's Wi-Fi, then look at the game before tapping again.");
     })
     .catch(function (e) { toast(e.message); e.shown = true; throw e; });
@@ -97,15 +114,26 @@ function sendAll(steps) {  /* e.g. "roll again" then the roll: one after the oth
 }
 
 var stream = null;        // the live stream of table states
+var polling = null;       // while the table refuses this page a stream (it serves as many as it can)
 function connect() {
   var es = stream = new EventSource("/stream/events");
   es.addEventListener("state", function (e) { render(JSON.parse(e.data)); });
-  es.onopen = function () { $("live").classList.add("on"); };
-  es.onerror = function () { $("live").classList.remove("on"); };
+  es.onopen = function () { $("live").classList.add("on"); stopPolling(); };
+  es.onerror = function () {
+    $("live").classList.remove("on");
+    if (es.readyState === EventSource.CLOSED) startPolling();  /* refused (503) or given up: look every 2 s */
+  };
 }
-/* A browser retries a dropped stream by itself, but gives up on some failures (an answer
-   that is not a stream) and may close it while the phone sleeps or the page sits in its
-   back/forward cache: open it again then, and when the page is looked at again. */
+function pollState() {
+  if (document.hidden) return;
+  fetch("/api/state", {credentials: "same-origin"}).then(function (r) { return r.ok ? r.json() : null; })
+    .then(function (st) { if (st) render(st); }, function () {});
+}
+function startPolling() { if (!polling) { polling = setInterval(pollState, 2000); pollState(); } }
+function stopPolling() { clearInterval(polling); polling = null; }
+/* A browser retries a dropped stream by itself, but gives up on some failures (a refusal,
+   an answer that is not a stream) and may close it while the phone sleeps or the page sits
+   in its back/forward cache: open it again then, and when the page is looked at again. */
 function keepConnected() {
   if (!stream || stream.readyState !== EventSource.CLOSED || document.hidden) return;
   $("live").classList.remove("on");
@@ -119,7 +147,7 @@ function setJoined(v) {
   joined = !!v;
   if (was === joined && $("join").firstChild) return;  /* as it was: the code and QR codes stay */
   var w = $("who");
-  w.innerHTML = ""; w.appendChild(icon(joined ? "check" : "eye", 16));
+  w.textContent = ""; w.appendChild(icon(joined ? "check" : "eye", 16));
   w.appendChild(document.createTextNode(joined ? " Playing" : " Watching · join"));
   w.classList.toggle("joined", joined);
   document.body.classList.toggle("is-joined", joined);
@@ -139,8 +167,9 @@ function players(st) {
   });
 }
 function colorOf(st, name, i) {
-  var colors = (st.game && st.game.setup && st.game.setup.colors) || {};
-  return COLORS[colors[name]] || colors[name] || PALETTE[i % PALETTE.length];
+  var colors = (st.game && st.game.setup && st.game.setup.colors) || {}, c = colors[name];
+  if (typeof c === "string" && Object.prototype.hasOwnProperty.call(COLORS, c)) return COLORS[c];
+  return typeof c === "string" && /^#[0-9a-fA-F]{3,8}$/.test(c) ? c : PALETTE[i % PALETTE.length];
 }
 
 function render(st) {
@@ -148,14 +177,14 @@ function render(st) {
   var prevPos = S && S.game && S.game.position;
   S = st;
   renderPlayers(st); renderTurn(st); renderPending(st); renderControls(st); renderCards(st);
-  renderCamera(st); renderEntry(st); renderHistory(st); renderStats(st); renderSettings(st);
+  renderCamera(st); renderEntry(st); followHistory(st); renderSettings(st);
   if (st.game && prevPos && prevPos !== st.game.position) {
     $("turn").classList.remove("flash"); void $("turn").offsetWidth; $("turn").classList.add("flash");
   }
 }
 
 function renderPlayers(st) {
-  var box = $("players"); box.innerHTML = "";
+  var box = $("players"); box.textContent = "";
   players(st).forEach(function (p, i) {
     var goal = p.goal;
     var items = Array.isArray(p.items) ? p.items.length : (p.items || 0);
@@ -182,7 +211,7 @@ function actionName(st) {
 }
 
 function renderTurn(st) {
-  var box = $("turn"); box.innerHTML = "";
+  var box = $("turn"); box.textContent = "";
   if (!st.game) {
     box.appendChild(h("p", {"class": "prompt", text: "No game yet."}));
     box.appendChild(h("p", {"class": "muted", text: "Open the Table tab to seat the players and start."}));
@@ -256,7 +285,7 @@ function lastRoll(st) {
 
 function renderPending(st) {
   var box = $("pending"), p = st.pending;
-  box.hidden = !p && !st.teaching; box.innerHTML = "";
+  box.hidden = !p && !st.teaching; box.textContent = "";
   if (!p) {
     if (st.teaching) {  /* waiting for the next roll to teach with */
       box.appendChild(h("div", {"class": "card-head"}, [h("h2", null, [icon("camera"), " Teaching the camera"])]));
@@ -475,7 +504,7 @@ function rallyRow(dice, st) {
   return row;
 }
 function renderControls(st) {
-  var box = $("controls"); box.innerHTML = "";
+  var box = $("controls"); box.textContent = "";
   if (!st.game) return;
   if (!joined) box.appendChild(h("div", {"class": "watching"}, [icon("eye"), " You are watching. Enter the table code (Table tab) to play."]));
   var legal = (st.legal || []).filter(function (s) { return !s.use && !s.adjust; });
@@ -545,7 +574,7 @@ function adviceNotes(st, box, legal) {
 }
 
 function renderCards(st) {
-  var box = $("cards"); box.innerHTML = "";
+  var box = $("cards"); box.textContent = "";
   var uses = (st.legal || []).filter(function (s) { return s.use; });
   box.hidden = !st.game || st.phase === "game_over" || !joined;
   if (box.hidden) return;
@@ -615,7 +644,7 @@ function renderCamera(st) {
 }
 
 function renderEntry(st) {
-  var box = $("entry"); box.innerHTML = "";
+  var box = $("entry"); box.textContent = "";
   var canRoll = st.game && (st.phase === "roll" || (st.phase === "decide" && (st.legal || []).some(function (s) { return s.action === "roll"; })));
   box.hidden = !canRoll || !joined;
   if (box.hidden) return;
@@ -657,10 +686,32 @@ function renderEntry(st) {
   box.appendChild(row);
 }
 
-function renderHistory(st) {
-  var ol = $("history"); ol.innerHTML = "";
+/* ---------- history and statistics: fetched while their tab is open (the live state
+   carries only the newest step, so an update stays small however long the game) ---------- */
+var full = null;          // {version, boot, history, stats} from /api/history
+var fullLoading = false, fullAgain = false;
+function historyShown() {
+  return $("tab-history").classList.contains("active") || $("tab-stats").classList.contains("active");
+}
+function behind(st) { return !full || full.boot !== st.boot || full.version < st.version; }
+function followHistory(st) {
   $("undo").disabled = !joined || !st.can_undo;
-  (st.history || []).slice().reverse().forEach(function (e) {
+  if (historyShown() && behind(st)) loadHistory();
+}
+function loadHistory() {
+  if (fullLoading) { fullAgain = true; return; }
+  fullLoading = true;
+  fetch("/api/history", {credentials: "same-origin"}).then(function (r) { return r.ok ? r.json() : null; }).then(function (d) {
+    fullLoading = false;
+    if (d && (!full || full.boot !== d.boot || d.version >= full.version)) full = d;
+    if (full && S) { renderHistory(full); renderStats(S, full); }
+    if (fullAgain) { fullAgain = false; if (S && historyShown() && behind(S)) loadHistory(); }
+  }, function () { fullLoading = false; fullAgain = false; });
+}
+
+function renderHistory(d) {
+  var ol = $("history"); ol.textContent = "";
+  (d.history || []).slice().reverse().forEach(function (e) {
     var kids = [h("span", {"class": "src", title: "from the " + e.source}, [icon(e.source === "camera" ? "camera" : "hand")]),
       h("div", {"class": "txt"}, [h("div", {text: e.text}), e.events && e.events.length ? h("div", {"class": "ev", text: e.events.join(" · ")}) : null])];
     if (e.evidence) {
@@ -669,33 +720,38 @@ function renderHistory(st) {
     }
     ol.appendChild(h("li", {"data-seq": e.seq}, kids));
   });
-  if (!(st.history || []).length) ol.appendChild(h("li", {"class": "muted", text: "No moves yet."}));
+  if (!(d.history || []).length) ol.appendChild(h("li", {"class": "muted", text: "No moves yet."}));
 }
 
-function renderStats(st) {
-  var chart = $("chart"); chart.innerHTML = "";
-  var series = (st.stats && st.stats.armies) || [];
+function svgText(attrs, text) { var t = svgEl("text", attrs); t.textContent = text; return t; }
+function renderStats(st, d) {
+  var chart = $("chart"); chart.textContent = "";
+  var series = (d.stats && d.stats.armies) || [];
   var ps = players(st);
   if (series.length < 2 || !ps.length) { chart.appendChild(h("p", {"class": "muted", text: "The chart fills in as the game goes."})); }
   else {
     var W = 340, H = 170, P = 28, max = 5000;
     series.forEach(function (a) { ps.forEach(function (p) { max = Math.max(max, a[p.name] || 0); }); });
     var x = function (i) { return P + (W - P - 6) * i / (series.length - 1); }, y = function (v) { return H - 18 - (H - 30) * v / max; };
-    var svg = '<svg viewBox="0 0 ' + W + " " + H + '" role="img" aria-label="armies over the game">';
-    [0, 0.5, 1].forEach(function (t) { var v = Math.round(max * t); svg += '<line x1="' + P + '" x2="' + W + '" y1="' + y(v) + '" y2="' + y(v) + '" stroke="#3b2d63" stroke-dasharray="3 4"/><text x="2" y="' + (y(v) + 4) + '" fill="#b3a7d1" font-size="9">' + (v >= 1000 ? (v / 1000) + "k" : v) + "</text>"; });
-    svg += '<line x1="' + P + '" x2="' + W + '" y1="' + y(5000) + '" y2="' + y(5000) + '" stroke="#ff8a3d" stroke-opacity=".6"/>';
+    var svg = svgEl("svg", {viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": "armies over the game"});
+    [0, 0.5, 1].forEach(function (t) {
+      var v = Math.round(max * t);
+      svg.appendChild(svgEl("line", {x1: P, x2: W, y1: y(v), y2: y(v), stroke: "#3b2d63", "stroke-dasharray": "3 4"}));
+      svg.appendChild(svgText({x: 2, y: y(v) + 4, fill: "#b3a7d1", "font-size": 9}, v >= 1000 ? (v / 1000) + "k" : String(v)));
+    });
+    svg.appendChild(svgEl("line", {x1: P, x2: W, y1: y(5000), y2: y(5000), stroke: "#ff8a3d", "stroke-opacity": ".6"}));
     ps.forEach(function (p, i) {
       var pts = series.map(function (a, k) { return x(k).toFixed(1) + "," + y(a[p.name] || 0).toFixed(1); }).join(" ");
-      svg += '<polyline fill="none" stroke="' + colorOf(st, p.name, i) + '" stroke-width="2.5" stroke-linejoin="round" points="' + pts + '"/>';
+      svg.appendChild(svgEl("polyline", {fill: "none", stroke: colorOf(st, p.name, i), "stroke-width": 2.5, "stroke-linejoin": "round", points: pts}));
     });
-    svg += '<text x="' + W + '" y="' + (H - 4) + '" text-anchor="end" fill="#b3a7d1" font-size="9">steps →</text></svg>';
-    chart.innerHTML = svg;
+    svg.appendChild(svgText({x: W, y: H - 4, "text-anchor": "end", fill: "#b3a7d1", "font-size": 9}, "steps →"));
+    chart.appendChild(svg);
     chart.appendChild(h("div", {"class": "legend"}, ps.map(function (p, i) {
       return h("span", null, [h("i", {"class": "swatch", style: "--pc:" + colorOf(st, p.name, i)}), p.name]);
     })));
   }
-  var faces = $("faces"); faces.innerHTML = "";
-  var counts = (st.stats && st.stats.faces) || {};
+  var faces = $("faces"); faces.textContent = "";
+  var counts = (d.stats && d.stats.faces) || {};
   var keys = ["1", "2", "3", "4", "5", "6", "blank", "dragon", "rally"];
   ps.forEach(function (p, i) {
     var c = counts[p.name]; if (!c) return;
@@ -714,7 +770,7 @@ function renderStats(st) {
 
 /* ---------- table tab: settings ---------- */
 function renderSettings(st) {
-  var box = $("settings"); box.innerHTML = "";
+  var box = $("settings"); box.textContent = "";
   var on = !!(st.settings && st.settings.advisor);
   var input = h("input", {type: "checkbox", id: "advisor-switch", role: "switch", checked: on ? "checked" : null,
     disabled: joined ? null : "disabled", onchange: function () {
@@ -756,7 +812,7 @@ function renderSettings(st) {
 
 /* ---------- table tab: join, code, new game ---------- */
 function renderJoin() {
-  var box = $("join"); box.innerHTML = "";
+  var box = $("join"); box.textContent = "";
   if (joined) {
     box.appendChild(h("h2", {text: "Table code"}));
     var code = h("div", {"class": "code", id: "code", text: "····"});
@@ -778,7 +834,7 @@ function renderJoin() {
   }
   box.appendChild(h("h2", {text: "Join the table"}));
   box.appendChild(h("p", {"class": "muted small", text: "Type the table code shown on a player's phone or printed by the companion. Without it you can watch."}));
-  var input = h("input", {type: "tel", id: "pin", inputmode: "numeric", maxlength: "12", placeholder: "····", autocomplete: "one-time-code"});
+  var input = h("input", {type: "tel", id: "pin", inputmode: "numeric", maxlength: "16", placeholder: "····", autocomplete: "one-time-code"});
   var f = h("form", {"class": "joinform"}, [input, h("button", {"class": "btn primary", type: "submit", text: "Join"})]);
   f.addEventListener("submit", function (e) { e.preventDefault(); join(input.value); });
   box.appendChild(f);
@@ -828,6 +884,7 @@ function showTab(name) {
   Array.prototype.forEach.call(document.querySelectorAll(".tabs button"), function (b) { b.classList.toggle("active", b.getAttribute("data-tab") === name); });
   window.scrollTo(0, 0);
   if (name === "table") renderCalib();
+  if ((name === "history" || name === "stats") && S) followHistory(S);
 }
 var lastTag = null;
 function refreshFrame() {

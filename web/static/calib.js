@@ -1,14 +1,15 @@
 /* Dragon Farkle table page: the camera calibration wizard (Table tab, joined phones).
-   Uses the helpers of app.js (h, icon, post, toast, title, COLORS, EVENT_ICON, S). */
+   Uses the helpers of app.js (h, svgEl, icon, post, toast, title, COLORS, EVENT_ICON, S). */
 "use strict";
 
 /* ---------- calibration: frame the tray on the camera's picture ---------- */
 var calibPoints = null, calibRotation = 0;
+var CALIB_WAIT = 120000;  /* finding the tray or mapping the LEDs takes a while */
 function renderCalib() {
   var box = $("calib");
   if (!joined) { box.hidden = true; return; }
   fetch("/api/calibration", {credentials: "same-origin"}).then(function (r) { return r.ok ? r.json() : null; }).then(function (c) {
-    box.hidden = !c; box.innerHTML = "";
+    box.hidden = !c; box.textContent = "";
     if (!c) return;
     if (calibPoints === null) { calibPoints = c.tray ? c.tray.slice() : []; calibRotation = c.rotation || 0; }
     box.appendChild(h("div", {"class": "card-head"}, [h("h2", {text: "Camera calibration"}), h("span", {"class": "muted small", text: c.tray_set ? "tray framed" : "whole picture"})]));
@@ -20,8 +21,11 @@ function renderCalib() {
     svg.setAttribute("viewBox", "0 0 1 1"); svg.setAttribute("preserveAspectRatio", "none"); svg.setAttribute("class", "calib-svg");
     wrap.appendChild(img); wrap.appendChild(svg);
     function draw() {
-      svg.innerHTML = (calibPoints.length > 1 ? '<polygon points="' + calibPoints.map(function (p) { return p[0] + "," + p[1]; }).join(" ") + '" fill="rgba(255,209,102,.18)" stroke="#ffd166" stroke-width=".006"/>' : "") +
-        calibPoints.map(function (p) { return '<circle cx="' + p[0] + '" cy="' + p[1] + '" r=".015" fill="#ff8a3d"/>'; }).join("");
+      svg.textContent = "";
+      var pts = calibPoints.filter(function (p) { return isFinite(p[0]) && isFinite(p[1]); });
+      if (pts.length > 1) svg.appendChild(svgEl("polygon", {points: pts.map(function (p) { return (+p[0]) + "," + (+p[1]); }).join(" "),
+        fill: "rgba(255,209,102,.18)", stroke: "#ffd166", "stroke-width": ".006"}));
+      pts.forEach(function (p) { svg.appendChild(svgEl("circle", {cx: +p[0], cy: +p[1], r: ".015", fill: "#ff8a3d"})); });
     }
     wrap.addEventListener("click", function (e) {
       var r = img.getBoundingClientRect();
@@ -33,11 +37,11 @@ function renderCalib() {
     box.appendChild(h("div", {"class": "row", style: "margin-top:8px"}, [
       h("button", {"class": "btn small ghost", type: "button", text: "Clear", onclick: function () { calibPoints = []; draw(); }}), rot,
       h("button", {"class": "btn small primary", type: "button", text: "Save tray", onclick: function () {
-        post("/api/calibration/tray", {points: calibPoints, rotation: calibRotation}).then(function () { toast("Calibration saved", true); calibPoints = null; renderCalib(); });
+        post("/api/calibration/tray", {points: calibPoints, rotation: calibRotation}, false, CALIB_WAIT).then(function () { toast("Calibration saved", true); calibPoints = null; renderCalib(); });
       }})]));
     box.appendChild(h("button", {"class": "btn small ghost", type: "button", style: "margin-top:6px",
       text: "Find the tray for me", onclick: function () {
-        post("/api/calibration/find_tray", {}).then(function () { toast("Tray found: check the outline", true); calibPoints = null; renderCalib(); });
+        post("/api/calibration/find_tray", {}, false, CALIB_WAIT).then(function () { toast("Tray found: check the outline", true); calibPoints = null; renderCalib(); });
       }}));
     var used = {}, gameColors = (S && S.game && S.game.setup && S.game.setup.colors) || {};
     Object.keys(gameColors).forEach(function (n) { used[gameColors[n]] = true; });
@@ -46,14 +50,14 @@ function renderCalib() {
     box.appendChild(h("h2", {style: "margin-top:14px", text: "Dice colours"}));
     box.appendChild(h("p", {"class": "muted small", text: "Put one player's six dice in the tray, apart from each other, choose their colour and tap Learn. This also measures how big dice look to the camera."}));
     box.appendChild(h("div", {"class": "joinform"}, [colorSel, h("button", {"class": "btn small", type: "button", text: "Learn", onclick: function () {
-      post("/api/calibration/color", {name: colorSel.value}).then(function () { toast("Learned " + colorSel.value, true); renderCalib(); });
+      post("/api/calibration/color", {name: colorSel.value}, false, CALIB_WAIT).then(function () { toast("Learned " + colorSel.value, true); renderCalib(); });
     }})]));
     box.appendChild(h("h2", {style: "margin-top:14px", text: "Event die"}));
     box.appendChild(h("p", {"class": "muted small", text: "Put the Event die alone in the tray with one face up and tap that face; do each face once or twice."}));
     var counts = c.event_frames || {};
     box.appendChild(h("div", {"class": "seg"}, ["blank", "dragon", "rally"].map(function (f) {
       return h("button", {"class": "btn small", type: "button", onclick: function () {
-        post("/api/calibration/event", {face: f}).then(function (r) { toast(r.event_die ? "Event die learned" : "Picture of " + f + " kept", true); renderCalib(); });
+        post("/api/calibration/event", {face: f}, false, CALIB_WAIT).then(function (r) { toast(r.event_die ? "Event die learned" : "Picture of " + f + " kept", true); renderCalib(); });
       }}, [EVENT_ICON[f] ? icon(EVENT_ICON[f], 16) : null, " " + title(f) + " (" + (counts[f] || 0) + ")"]);
     })));
     box.appendChild(h("h2", {style: "margin-top:14px", text: "Exposure"}));
@@ -61,7 +65,7 @@ function renderCalib() {
     var lockBtn = h("button", {"class": "btn small", type: "button", text: c.camera_locked ? "Lock again" : "Lock exposure", onclick: function () {
       // Locking again measures the light first: a second or two.
       lockBtn.disabled = true; lockBtn.textContent = "Measuring the light…";
-      post("/api/calibration/lock", {}).then(function () { toast("Exposure locked", true); renderCalib(); },
+      post("/api/calibration/lock", {}, false, CALIB_WAIT).then(function () { toast("Exposure locked", true); renderCalib(); },
         function () { renderCalib(); });
     }});
     box.appendChild(lockBtn);
@@ -69,7 +73,7 @@ function renderCalib() {
     box.appendChild(h("p", {"class": "muted small", text: "Empty the tray and keep the camera still: each tray LED lights in turn so the camera learns where it is (a few seconds)."}));
     var ledBtn = h("button", {"class": "btn small", type: "button", text: c.leds ? "Map again (" + c.leds + " mapped)" : "Map the LEDs", onclick: function () {
       ledBtn.disabled = true; ledBtn.textContent = "Mapping…";
-      post("/api/calibration/leds", {}).then(function (r) { toast(r.leds + " LEDs mapped", true); renderCalib(); },
+      post("/api/calibration/leds", {}, false, CALIB_WAIT).then(function (r) { toast(r.leds + " LEDs mapped", true); renderCalib(); },
         function () { ledBtn.disabled = false; ledBtn.textContent = "Map the LEDs"; });
     }});
     box.appendChild(ledBtn);
