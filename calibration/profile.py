@@ -1,190 +1,50 @@
 """The calibration profile: what the reader knows about one table's tray, camera and dice.
 
 A profile is a folder holding `profile.json` plus small PNG images (the Event die's
-face templates). `default_profile()` needs no calibration at all: whole frame, no
-rotation, generic colour names, no Event die. This module imports nothing from
-`vision`, so `vision.reader` can import it without a cycle.
-
-Colours are in OpenCV's 8-bit Lab space (L scaled to 0-255, a and b offset by 128),
-which is what `cv2.cvtColor(img, cv2.COLOR_BGR2LAB)` gives for uint8 images.
+face templates). This module reads and writes that folder: `load_profile` names the
+file and the field of anything wrong in it, and `save_profile` never leaves half a
+profile behind. What a profile holds (`Profile`, `ColorModel`, ...) and the checks on
+each value live in calibration.profile_types; they are importable from here too.
+`default_profile()` needs no calibration at all: whole frame, no rotation, generic
+colour names, no Event die. Neither module imports anything from `vision`, so
+`vision.reader` can import them without a cycle.
 """
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-PROFILE_VERSION = 2  # 2 added die_side; version 1 files still load
+from calibration.profile_types import (
+    DIE_SIDE_RANGE,
+    EVENT_FACES,
+    MAX_NAME,
+    PROFILE_VERSION,
+    ROTATIONS,
+    CameraSettings,
+    ColorModel,
+    EventDie,
+    FaceTemplate,
+    LedPosition,
+    Profile,
+    ProfileError,
+    default_profile,
+    is_die_side,
+    is_number,
+)
+
+__all__ = [
+    "DIE_SIDE_RANGE", "EVENT_FACES", "MAX_NAME", "PROFILE_FILE", "PROFILE_VERSION", "ROTATIONS",
+    "TEMPLATE_DIR", "CameraSettings", "ColorModel", "EventDie", "FaceTemplate", "LedPosition",
+    "Profile", "ProfileError", "default_profile", "load_profile", "save_profile",
+]
 PROFILE_FILE = "profile.json"
-DIE_SIDE_RANGE = (4.0, 1000.0)  # a die's side in frame pixels a profile may hold
 TEMPLATE_DIR = "templates"
-EVENT_FACES = ("blank", "dragon", "rally")
-ROTATIONS = (0, 90, 180, 270)
-MAX_NAME = 32
-
-
-class ProfileError(ValueError):
-    """A profile file or value is invalid; the message names the file and the field."""
-
-
-@dataclass(frozen=True)
-class ColorModel:
-    """Colour of a die body: Lab mean and 3x3 covariance over body pixels (pips excluded)."""
-
-    mean: tuple[float, float, float]
-    cov: tuple[tuple[float, float, float], ...]
-
-    def __post_init__(self) -> None:
-        _check_vector(self.mean, 3, "mean")
-        if len(self.cov) != 3:
-            raise ProfileError(f"cov must be 3x3, got {len(self.cov)} rows")
-        for row in self.cov:
-            _check_vector(row, 3, "cov row")
-
-    @classmethod
-    def from_pixels(cls, lab: np.ndarray) -> ColorModel:
-        """Fit a model to Lab pixels of shape (N, 3); needs at least 10 pixels."""
-        pts = np.asarray(lab, dtype=np.float64).reshape(-1, 3)
-        if len(pts) < 10:
-            raise ValueError(f"need at least 10 body pixels to learn a colour, got {len(pts)}")
-        mean = pts.mean(axis=0)
-        cov = np.cov(pts, rowvar=False)
-        return cls(tuple(float(v) for v in mean), tuple(tuple(float(v) for v in r) for r in cov))
-
-    def mean_array(self) -> np.ndarray:
-        return np.array(self.mean, dtype=np.float64)
-
-    def cov_array(self) -> np.ndarray:
-        return np.array(self.cov, dtype=np.float64)
-
-
-@dataclass(frozen=True, eq=False)
-class FaceTemplate:
-    """One learned view of an Event-die face: a small BGR crop of the die (uint8, HxWx3)."""
-
-    face: str
-    image: np.ndarray
-
-    def __post_init__(self) -> None:
-        if self.face not in EVENT_FACES:
-            raise ProfileError(f"face must be one of {', '.join(EVENT_FACES)}, got {self.face!r}")
-        img = self.image
-        if not isinstance(img, np.ndarray) or img.dtype != np.uint8 or img.ndim != 3 \
-                or img.shape[2] != 3 or min(img.shape[:2]) < 8:
-            raise ProfileError(f"template for {self.face!r} must be a BGR uint8 image of at least "
-                               f"8x8 pixels")
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FaceTemplate):
-            return NotImplemented
-        return self.face == other.face and np.array_equal(self.image, other.image)
-
-    def __hash__(self) -> int:
-        return hash((self.face, self.image.shape, self.image.tobytes()[:4096]))
-
-
-@dataclass(frozen=True)
-class EventDie:
-    """The Event die: its body colour and a few learned views of each face."""
-
-    body: ColorModel
-    templates: tuple[FaceTemplate, ...]
-
-    def __post_init__(self) -> None:
-        missing = [f for f in EVENT_FACES if not any(t.face == f for t in self.templates)]
-        if missing:
-            raise ProfileError(f"Event die needs at least one template of each face; "
-                               f"missing: {', '.join(missing)}")
-
-    def faces(self, face: str) -> tuple[FaceTemplate, ...]:
-        return tuple(t for t in self.templates if t.face == face)
-
-
-@dataclass(frozen=True)
-class LedPosition:
-    """Where LED number `index` of the strip sits in the camera frame (pixels)."""
-
-    index: int
-    x: float
-    y: float
-
-
-@dataclass(frozen=True)
-class CameraSettings:
-    """Camera controls locked by the wizard so colours stay stable; None = automatic."""
-
-    exposure_us: int | None = None
-    analogue_gain: float | None = None
-    awb_gains: tuple[float, float] | None = None  # (red, blue) colour gains
-    lens_position: float | None = None  # where an autofocus camera holds its lens (dioptres)
-
-    def __post_init__(self) -> None:
-        # Camera libraries report numbers of several types; store plain int/float.
-        if self.exposure_us is not None:
-            object.__setattr__(self, "exposure_us", round(float(self.exposure_us)))
-        if self.analogue_gain is not None:
-            object.__setattr__(self, "analogue_gain", float(self.analogue_gain))
-        if self.awb_gains is not None:
-            red, blue = self.awb_gains
-            object.__setattr__(self, "awb_gains", (float(red), float(blue)))
-        if self.lens_position is not None:
-            object.__setattr__(self, "lens_position", float(self.lens_position))
-
-
-@dataclass(frozen=True)
-class Profile:
-    """Everything calibration learned about one table. Immutable; use dataclasses.replace.
-
-    tray: polygon [(x, y), ...] in raw frame pixels, or None for the whole frame.
-    rotation: clockwise degrees (0/90/180/270) that turn the raw frame upright.
-    colors: player dice colours by name; empty = generic colour names.
-    event: the Event die, or None when it was not calibrated.
-    leds: LED positions along the tray edge (filled by the Pi wizard).
-    die_side: a die's face side in raw frame pixels, measured on the players' dice, or
-        None; the reader scales frames by it so dice look the size its detector knows.
-    """
-
-    version: int = PROFILE_VERSION
-    tray: tuple[tuple[float, float], ...] | None = None
-    rotation: int = 0
-    colors: Mapping[str, ColorModel] = field(default_factory=dict)
-    event: EventDie | None = None
-    leds: tuple[LedPosition, ...] = ()
-    camera: CameraSettings = field(default_factory=CameraSettings)
-    die_side: float | None = None
-
-    def __post_init__(self) -> None:
-        if self.version != PROFILE_VERSION:
-            raise ProfileError(f"version must be {PROFILE_VERSION}, got {self.version!r}")
-        if self.rotation not in ROTATIONS:
-            raise ProfileError(f"rotation must be one of 0, 90, 180, 270, got {self.rotation!r}")
-        if self.tray is not None and len(self.tray) < 3:
-            raise ProfileError(f"tray must be a polygon of at least 3 points, got {len(self.tray)}")
-        for name in self.colors:
-            _check_name(name)
-        if self.die_side is not None:
-            if not _is_die_side(self.die_side):
-                raise ProfileError(f"die_side must be 4-1000 pixels, got {self.die_side!r}")
-            object.__setattr__(self, "die_side", float(self.die_side))
-
-    def in_tray(self, point: Sequence[float]) -> bool:
-        """True when the frame point (x, y) is inside the tray (always, with no tray set)."""
-        if self.tray is None:
-            return True
-        return _point_in_polygon(float(point[0]), float(point[1]), self.tray)
-
-
-def default_profile() -> Profile:
-    """The profile used without calibration: whole frame, generic colours, no Event die."""
-    return Profile()
 
 
 # ---------------------------------------------------------------- save / load
@@ -298,13 +158,8 @@ def _from_json(doc: Any, folder: Path) -> Profile:
         die_side=_parse_die_side(doc.get("die_side")),
     )
 
-
-def _is_die_side(value: Any) -> bool:
-    return _is_num(value) and DIE_SIDE_RANGE[0] <= float(value) <= DIE_SIDE_RANGE[1]
-
-
 def _parse_die_side(raw: Any) -> float | None:
-    if raw is not None and not _is_die_side(raw):
+    if raw is not None and not is_die_side(raw):
         raise _FieldError("die_side", f"must be null or 4-1000 pixels, got {raw!r}")
     return None if raw is None else float(raw)
 
@@ -316,7 +171,7 @@ def _parse_tray(raw: Any) -> tuple[tuple[float, float], ...] | None:
         raise _FieldError("tray", "must be null or a list of at least 3 [x, y] points")
     pts = []
     for i, pt in enumerate(raw):
-        if not isinstance(pt, list) or len(pt) != 2 or not all(_is_num(v) for v in pt):
+        if not isinstance(pt, list) or len(pt) != 2 or not all(is_number(v) for v in pt):
             raise _FieldError(f"tray[{i}]", f"must be [x, y] numbers, got {pt!r}")
         pts.append((float(pt[0]), float(pt[1])))
     return tuple(pts)
@@ -337,11 +192,11 @@ def _parse_color(raw: Any, where: str) -> ColorModel:
     if not isinstance(raw, dict):
         raise _FieldError(where, "must be an object with 'mean' and 'cov'")
     mean = raw.get("mean")
-    if not isinstance(mean, list) or len(mean) != 3 or not all(_is_num(v) for v in mean):
+    if not isinstance(mean, list) or len(mean) != 3 or not all(is_number(v) for v in mean):
         raise _FieldError(f"{where}.mean", f"must be 3 numbers (Lab), got {mean!r}")
     cov = raw.get("cov")
     if not isinstance(cov, list) or len(cov) != 3 or not all(
-            isinstance(r, list) and len(r) == 3 and all(_is_num(v) for v in r) for r in cov):
+            isinstance(r, list) and len(r) == 3 and all(is_number(v) for v in r) for r in cov):
         raise _FieldError(f"{where}.cov", "must be a 3x3 list of numbers")
     return ColorModel(tuple(float(v) for v in mean), tuple(tuple(float(v) for v in r) for r in cov))
 
@@ -380,7 +235,7 @@ def _parse_leds(raw: Any) -> tuple[LedPosition, ...]:
     out = []
     for i, item in enumerate(raw):
         if not isinstance(item, dict) or not isinstance(item.get("index"), int) \
-                or not _is_num(item.get("x")) or not _is_num(item.get("y")) or item["index"] < 0:
+                or not is_number(item.get("x")) or not is_number(item.get("y")) or item["index"] < 0:
             raise _FieldError(f"leds[{i}]", f"must be {{index >= 0, x, y}}, got {item!r}")
         out.append(LedPosition(item["index"], float(item["x"]), float(item["y"])))
     if len({led.index for led in out}) != len(out):
@@ -394,46 +249,19 @@ def _parse_camera(raw: Any) -> CameraSettings:
     exp, gain, awb = raw.get("exposure_us"), raw.get("analogue_gain"), raw.get("awb_gains")
     if exp is not None and (not isinstance(exp, int) or isinstance(exp, bool) or exp <= 0):
         raise _FieldError("camera.exposure_us", f"must be a positive integer or null, got {exp!r}")
-    if gain is not None and (not _is_num(gain) or gain <= 0):
+    if gain is not None and (not is_number(gain) or gain <= 0):
         raise _FieldError("camera.analogue_gain", f"must be a positive number or null, got {gain!r}")
     if awb is not None and (not isinstance(awb, list) or len(awb) != 2
-                            or not all(_is_num(v) and v > 0 for v in awb)):
+                            or not all(is_number(v) and v > 0 for v in awb)):
         raise _FieldError("camera.awb_gains", f"must be [red, blue] positive numbers or null, "
                                               f"got {awb!r}")
     lens = raw.get("lens_position")
-    if lens is not None and (not _is_num(lens) or not 0 <= lens < 100):
+    if lens is not None and (not is_number(lens) or not 0 <= lens < 100):
         raise _FieldError("camera.lens_position", f"must be dioptres from 0 (infinity) up to "
                                                   f"100, or null, got {lens!r}")
     return CameraSettings(exp, None if gain is None else float(gain),
                           None if awb is None else (float(awb[0]), float(awb[1])),
                           None if lens is None else float(lens))
-
-
-# ---------------------------------------------------------------- small helpers
-
-def _is_num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def _check_vector(v: Sequence[float], n: int, what: str) -> None:
-    if len(v) != n or not all(_is_num(x) for x in v):
-        raise ProfileError(f"{what} must be {n} finite numbers, got {v!r}")
-
-
-def _check_name(name: str) -> None:
-    if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
-        raise ProfileError(f"colour name must be 1-{MAX_NAME} characters, got {name!r}")
-
-
-def _point_in_polygon(x: float, y: float, poly: Sequence[tuple[float, float]]) -> bool:
-    inside = False
-    n = len(poly)
-    for i in range(n):
-        x1, y1 = poly[i]
-        x2, y2 = poly[(i + 1) % n]
-        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
-            inside = not inside
-    return inside
 
 
 def _write_png(path: Path, image: np.ndarray) -> None:

@@ -184,6 +184,13 @@ def test_profile_module_does_not_import_vision() -> None:
     assert "import vision" not in source and "from vision" not in source
 
 
+def test_the_profile_s_values_import_nothing_from_vision_either() -> None:
+    import calibration.profile_types as mod
+
+    source = Path(mod.__file__).read_text()
+    assert "import vision" not in source and "from vision" not in source
+
+
 def test_camera_settings_from_a_camera_library_round_trip(tmp_path: Path) -> None:
     cam = CameraSettings(np.int64(12000), np.float32(1.5), [np.float32(1.7), 1.2])  # type: ignore[arg-type]
     assert cam.exposure_us == 12000 and isinstance(cam.exposure_us, int)
