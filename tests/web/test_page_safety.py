@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 import web
 
 STATIC = Path(web.__file__).parent / "static"
@@ -40,17 +42,22 @@ def test_the_page_itself_has_no_inline_script_or_handlers():
         assert "javascript:" not in text.lower()
 
 
-def test_markup_in_a_stored_colour_and_name_stays_text(live_server, phone):
+def test_markup_in_a_stored_colour_and_name_stays_text(live_server, phone, monkeypatch):
     """A game stored with markup in its colours and a name (an older version, or a file
     edited by hand: the API refuses such set-ups) shows on every tab without running it."""
     from playwright.sync_api import expect
 
+    from companion.controller import moves
     from tests.web.test_browser import PIN, collect_errors
 
     base, app = live_server
     table = app.extensions["dragon_farkle"].table
     name = "<b>Ann</b>"
-    table.new_game({"players": [name, "Bo"], "colors": {name: EVIL, "Bo": "red;background:url(/x)"}})
+    setup = {"players": [name, "Bo"], "colors": {name: EVIL, "Bo": "red;background:url(/x)"}}
+    with pytest.raises(ValueError, match="unknown colour"):  # refused as input today
+        table.new_game(setup)
+    monkeypatch.setattr(moves, "check_setup", lambda s: s)  # as an older version stored it
+    table.new_game(setup)
     for step in ({"action": "recruit"}, {"roll": [1, 2, 2, 4, 4, 5], "event": "blank"}, {"set_aside": [1]},
                  {"action": "stop"}):
         table.apply_step(step)

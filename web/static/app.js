@@ -177,7 +177,7 @@ function render(st) {
   var prevPos = S && S.game && S.game.position;
   S = st;
   renderPlayers(st); renderTurn(st); renderPending(st); renderControls(st); renderCards(st);
-  renderCamera(st); renderEntry(st); followHistory(st); renderSettings(st);
+  renderCamera(st); renderEntry(st); followHistory(st); renderSettings(st); renderNotice(st);
   if (st.game && prevPos && prevPos !== st.game.position) {
     $("turn").classList.remove("flash"); void $("turn").offsetWidth; $("turn").classList.add("flash");
   }
@@ -620,6 +620,14 @@ function adjustForm(st) {
     send(step).then(function () { toast("Adjustment recorded", true); });
   });
   return f;
+}
+
+/* Start-up trouble the players should know of (a game set aside, a damaged database),
+   on every tab until a new game starts. */
+function renderNotice(st) {
+  var n = $("notice");
+  n.hidden = !st.notice;
+  n.textContent = st.notice || "";
 }
 
 function renderCamera(st) {
