@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -35,6 +35,9 @@ class Photo:
     image: np.ndarray  # BGR full resolution
     labels: np.ndarray  # (n, 4) float32: cx, cy, face side, value
     val: bool
+    # (m, 3) float32: cx, cy, side of dice that are there but not labelled (a rendered
+    # die mostly hidden): neither a die nor background to learn from.
+    ignore: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.float32))
 
 
 def hash_share(name: str) -> float:
@@ -104,6 +107,14 @@ def labels_of(set_name: str, entry: dict) -> np.ndarray:
     return np.array(rows, np.float32).reshape(-1, 4)
 
 
+def ignored(entry: dict) -> np.ndarray:
+    """(m, 3) cx, cy, side of the entry's "ignore" boxes (rendered sets: dice too hidden to
+    label)."""
+    rows = [(x + w / 2, y + h / 2, max(w, h)) for x, y, w, h in
+            (b["bbox"] for b in entry.get("ignore", ()))]
+    return np.array(rows, np.float32).reshape(-1, 3)
+
+
 def load_set(root: Path, set_name: str) -> list[Photo]:
     """The photos of the set in folder root/set_name (a manifest.json and its images; at
     most CAP of them for the big sets)."""
@@ -115,7 +126,7 @@ def load_set(root: Path, set_name: str) -> list[Photo]:
         if image is None:
             raise ValueError(f"cannot read {folder / entry['file']}")
         photos.append(Photo(set_name, entry["file"], image, labels_of(set_name, entry),
-                            is_validation(set_name, entry)))
+                            is_validation(set_name, entry), ignored(entry)))
     return photos
 
 

@@ -56,7 +56,9 @@ def _rotation_range(photo: data.Photo) -> float:
 
 
 def det_sample(photo: data.Photo, image: np.ndarray, labels: np.ndarray,
-               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A training patch, its dice (cx, cy, side in patch pixels) and the dice it shows
+    that are not labelled (the photo's ignore boxes, the same way)."""
     h, w = image.shape[:2]
     if BIG_DICE[0] and rng.random() < BIG_DICE[0]:  # a camera close over the dice
         scale = DET_W / w * rng.uniform(1.35, BIG_DICE[1])
@@ -75,14 +77,24 @@ def det_sample(photo: data.Photo, image: np.ndarray, labels: np.ndarray,
     lab = np.concatenate([pts, labels[:, 2:3] * scale], 1) if len(labels) else np.zeros((0, 3))
     out = recolour(augment.photometric(resurface(out, lab[:, :2], lab[:, 2], rng), rng), rng)
     inside = (lab[:, 0] >= 0) & (lab[:, 0] < PATCH) & (lab[:, 1] >= 0) & (lab[:, 1] < PATCH)
-    return out, lab[inside]
+    ign = photo.ignore
+    if len(ign):
+        ign = np.concatenate([augment.transform_points(m, ign[:, :2]), ign[:, 2:3] * scale], 1)
+    return out, lab[inside], ign
 
 
-def det_targets(lab: np.ndarray) -> np.ndarray:
-    """(5, H/4, W/4): heat, log size, dx, dy, regression mask."""
+NO_BOXES = np.zeros((0, 3))
+
+
+def det_targets(lab: np.ndarray, ign: np.ndarray = NO_BOXES) -> np.ndarray:
+    """(6, H/4, W/4): heat, log size, dx, dy, regression mask, and where no die may be
+    learned as background (within a side of an unlabelled die: `ign` rows cx, cy, side)."""
     gh = gw = PATCH // STRIDE
-    t = np.zeros((5, gh, gw), np.float32)
+    t = np.zeros((6, gh, gw), np.float32)
     yy, xx = np.mgrid[0:gh, 0:gw]
+    for cx, cy, side in ign:
+        near = np.hypot(xx + 0.5 - cx / STRIDE, yy + 0.5 - cy / STRIDE) < 0.6 * side / STRIDE
+        t[5][near] = 1.0
     for cx, cy, side in lab:
         gx, gy = cx / STRIDE, cy / STRIDE
         sigma = max(0.7, side / STRIDE / 6)
@@ -94,10 +106,15 @@ def det_targets(lab: np.ndarray) -> np.ndarray:
     return t
 
 
-def focal(logit: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+def focal(logit: torch.Tensor, target: torch.Tensor, ignore: torch.Tensor | None = None
+          ) -> torch.Tensor:
+    """CenterNet's focal loss on the centre heatmap; cells where `ignore` is 1 are never
+    counted as background."""
     p = torch.sigmoid(logit).clamp(1e-4, 1 - 1e-4)
     pos = target.eq(1).float()
     neg_w = (1 - target) ** 4
+    if ignore is not None:
+        neg_w = neg_w * (1 - ignore)
     loss = -(pos * (1 - p) ** 2 * torch.log(p) + (1 - pos) * neg_w * p**2 * torch.log(1 - p))
     return loss.sum() / pos.sum().clamp(min=1)
 
@@ -131,15 +148,15 @@ def train_detector(pool: list[tuple], steps: int, rng: np.random.Generator) -> D
         imgs, tgts = [], []
         for i in rng.integers(0, len(pool), 12):
             p, img, labels = pool[i]
-            out, lab = det_sample(p, img, labels, rng)
+            out, lab, ign = det_sample(p, img, labels, rng)
             imgs.append(out)
-            tgts.append(det_targets(lab))
+            tgts.append(det_targets(lab, ign))
         x, t = to_tensor(imgs), torch.from_numpy(np.stack(tgts))
         y = net(x)
         mask = t[:, 4:5]
         reg = (F.l1_loss(y[:, 1:4], t[:, 1:4], reduction="none") * mask).sum() / mask.sum().clamp(
             min=1)
-        loss = focal(y[:, 0], t[:, 0]) + reg
+        loss = focal(y[:, 0], t[:, 0], t[:, 5]) + reg
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -231,11 +248,12 @@ def _face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
         return crop(image, cx, cy, side, angle, flip, None, others), NOT_DIE
     h, w = img.shape[:2]
     sides = labels[:, 2] if len(labels) else np.array([40.0])
+    avoid = np.concatenate([labels[:, :3], p.ignore]) if len(p.ignore) else labels
     for _ in range(20):
         side = float(rng.choice(sides)) * rng.uniform(0.8, 1.25)
         cx, cy = rng.uniform(0, w), rng.uniform(0, h)
-        if not len(labels) or np.all(np.hypot(labels[:, 0] - cx, labels[:, 1] - cy)
-                                     > 0.75 * np.maximum(labels[:, 2], side)):
+        if not len(avoid) or np.all(np.hypot(avoid[:, 0] - cx, avoid[:, 1] - cy)
+                                    > 0.75 * np.maximum(avoid[:, 2], side)):
             break
     return crop(img, cx, cy, side * CROP_SCALE, angle, flip, None, labels), NOT_DIE
 
@@ -287,6 +305,9 @@ def mine(det_path: Path, photos: list[data.Photo]) -> tuple[list[tuple], list[tu
     negatives, positives = [], []
     for p in photos:
         for c in det.detect(p.image):
+            if len(p.ignore) and np.any(np.hypot(p.ignore[:, 0] - c.center[0], p.ignore[:, 1]
+                                                 - c.center[1]) < p.ignore[:, 2]):
+                continue  # a die that is there but not labelled: no negative
             d = np.hypot(p.labels[:, 0] - c.center[0], p.labels[:, 1] - c.center[1])
             item = (p.image, c.center[0], c.center[1], c.side * CROP_SCALE)
             if not len(d) or np.all(d > 0.75 * np.maximum(p.labels[:, 2], c.side)):
