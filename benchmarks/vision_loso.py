@@ -5,11 +5,13 @@
                                                [--only NAME ...] [--limit N]
 
 A player's dice, tray, light and camera are new to the reader every time, so it is
-judged on sets it never saw. For each labelled set NAME in --data, the models of its fold,
-FOLDS/NAME (trained on every other set, real and rendered, never on NAME:
-`python -m vision.training.retrain --hold-out NAME --out FOLDS/NAME`), read every photo
-of NAME. With --train, missing folds are trained first (needs the `train` extra; about 16
-minutes a fold on a 2-core laptop); without it they are reported missing.
+judged on sets it never saw. For each labelled set NAME in --data, the models of its
+source's fold, FOLDS/SOURCE (trained on every other source's sets, real and rendered,
+never on SOURCE's: `python -m vision.training.retrain --hold-out NAME ... --out
+FOLDS/SOURCE`), read every photo of NAME. A source is where the photos come from: the two
+rune55 sets are one (the same dice and makers, two cameras), so neither is trained on
+when either is read. With --train, missing folds are trained first (needs the `train`
+extra; about 45 minutes a fold on a 2-core laptop); without it they are reported missing.
 
 Printed per set: dice read right / labelled, missed, false, read wrong, read wrong with
 confidence >= 0.9, milliseconds per frame (one core); the dice the phones are asked
@@ -64,19 +66,25 @@ def read_set(folder: Path, models: Path, limit: int | None):
     return total, events, event_photos
 
 
+def source_of(name: str) -> str:
+    """The source a set's photos come from (its fold's name)."""
+    return name.split("-")[0] if name.startswith("rune55") else name
+
+
 def has_models(folder: Path) -> bool:
     return all((folder / f).is_file() for f in ("detector.onnx", "faces.json"))
 
 
-def train_fold(name: str, folder: Path, data: Path, extra: list[Path], recipe: str | None
-               ) -> None:
-    """Train the fold that never sees `name` (vision.training.retrain)."""
+def train_fold(names: list[str], folder: Path, data: Path, extra: list[Path],
+               recipe: str | None) -> None:
+    """Train the fold that never sees the sets `names` (vision.training.retrain)."""
+    held = [a for name in names for a in ("--hold-out", name)]
     cmd = [sys.executable, "-m", "vision.training.retrain", "--out", str(folder), "--data",
-           str(data), "--hold-out", name, "--no-compare",
+           str(data), *held, "--no-compare",
            *[a for d in extra for a in ("--extra-set", str(d))]]
     if recipe is not None:
         cmd.append(f"--recipe={recipe}")
-    print(f"training the fold without {name}: {' '.join(cmd)}", flush=True)
+    print(f"training the fold without {', '.join(names)}: {' '.join(cmd)}", flush=True)
     subprocess.run(cmd, check=True, cwd=REPO)
 
 
@@ -101,18 +109,22 @@ def main() -> int:
 
     print(f"leave one source out, data {args.data}, folds {args.folds}, one core")
     status = 0
+    every = [s.name for s in data_sets(args.data)]
     for folder in sets:
-        fold = args.folds / folder.name
+        source = source_of(folder.name)
+        fold = args.folds / source
+        held = [name for name in every if source_of(name) == source]
         if not has_models(fold) and args.train:
-            train_fold(folder.name, fold, args.data, args.extra_set, args.recipe)
+            train_fold(held, fold, args.data, args.extra_set, args.recipe)
         if not has_models(fold):
             print(f"{folder.name}: no fold models in {fold} (run with --train)")
             status = 1
             continue
         meta = json.loads((fold / "train_meta.json").read_text()) \
             if (fold / "train_meta.json").is_file() else {}
-        if folder.name not in meta.get("hold_out", []):
-            print(f"{folder.name}: the models in {fold} were not trained without it: skipped")
+        if not set(held) <= set(meta.get("hold_out", [])):
+            print(f"{folder.name}: the models in {fold} were not trained without "
+                  f"{', '.join(held)}: skipped")
             status = 1
             continue
         read_dice(np.full((480, 640, 3), 128, np.uint8), models=fold)  # load before timing
