@@ -75,6 +75,16 @@ def main() -> None:
             out["same_labels"] = again.dice == roll.dice and again.ignore == roll.ignore
             out["same_image"] = float(np.abs(again.image.astype(int) - roll.image).mean())
             out["n_dice"] = len(roll.dice)
+    # a pinned table (a demo replay): new dice, same tray, camera and light, no rebuild
+    from vision.training.render import placement
+    scene, _ = frame_scene("dragon-farkle", 3, samples=1)
+    name = scene.sets[0][0]
+    for k, face in enumerate((1, 6)):
+        builds = frames.stage().builds
+        roll = render_roll(scene, [placement.die(scene, name, face, 0.0, 0.0, yaw=10.0 * k),
+                                   placement.die(scene, "event", "rally", 0.03, 0.0)], seed=k)
+        out.setdefault("pinned", []).append(sorted(str(d["value"]) for d in roll.dice))
+    out["pinned_builds"] = frames.stage().builds - builds  # the second roll's
     frames.stage().close()
     print(json.dumps(out))
 

@@ -12,6 +12,8 @@ from pathlib import Path
 import cv2
 import pytest
 
+REPO = Path(__file__).resolve().parents[2]
+
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(importlib.util.find_spec("bpy") is None,
@@ -36,6 +38,15 @@ def test_renders_agree_with_blender_and_their_labels(tmp_path):
     assert min(result["iou"]) > 0.7, result["iou"]  # seen box ~ the die's outline
     assert all(result["inside"])  # the top face lies within the die
     assert result["same_labels"] and result["same_image"] < 1.0  # deterministic
+    assert result["pinned"] == [["1", "rally"], ["6", "rally"]]
+    assert result["pinned_builds"] == 0
+
+
+def test_the_speed_benchmark_runs():
+    done = _run(str(REPO / "benchmarks" / "render_speed.py"), "--frames", "1", "--samples", "1",
+                cwd=REPO)
+    rows = [r for r in done.stdout.splitlines() if "s/frame median" in r]
+    assert [r.split()[0] for r in rows] == ["mixed", "dragon-farkle", "pinned"], done.stdout
 
 
 def test_the_command_writes_a_set_and_resumes_it(tmp_path):

@@ -52,8 +52,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--per-table", type=positive, default=1, metavar="K",
                    help="frames in a row sharing one table (tray, camera, light, dice "
                         "colours); default 1")
-    p.add_argument("--samples", type=positive, default=4,
-                   help="Cycles samples per pixel before denoising (default 4)")
+    p.add_argument("--samples", type=positive, default=2,
+                   help="Cycles samples per pixel before denoising (default 2)")
     p.add_argument("--threads", type=positive, default=1, help="render threads (default 1)")
     p.add_argument("--overlay", action="store_true",
                    help="also write overlays/NAME.png with the labelled boxes drawn")

@@ -61,6 +61,7 @@ class Stage:
         self.bpy = import_bpy()
         self.threads = threads
         self.spec: SceneSpec | None = None
+        self.builds = 0  # tables built so far (a pinned table is built once)
         self.dice_objects: list[Any] = []
         self.looks: dict[DieLook, tuple[Any, Any, Any]] = {}
         self.tmp = Path(tempfile.mkdtemp(prefix="dice-render-"))
@@ -223,6 +224,7 @@ class Stage:
         if spec != self.spec:
             self._build(spec)
             self.spec = spec
+            self.builds += 1
         self._dice(spec, dice)
         sc = self.bpy.context.scene
         sc.cycles.seed = seed % 2**31

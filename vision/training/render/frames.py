@@ -54,7 +54,7 @@ def table_rng(kind: str, table: int) -> np.random.Generator:
     return np.random.default_rng([KINDS.index(kind), table, 11])
 
 
-def frame_scene(kind: str, number: int, *, per_table: int = 1, samples: int = 4
+def frame_scene(kind: str, number: int, *, per_table: int = 1, samples: int = 2
                 ) -> tuple[SceneSpec, list[DieSpec]]:
     """The table and dice of frame `number` of a set of `kind`: frames
     `per_table` in a row share a table (tray, camera, light, colour sets)."""
@@ -64,7 +64,7 @@ def frame_scene(kind: str, number: int, *, per_table: int = 1, samples: int = 4
     return scene, dice
 
 
-def make_frame(kind: str, number: int, *, per_table: int = 1, samples: int = 4) -> Roll:
+def make_frame(kind: str, number: int, *, per_table: int = 1, samples: int = 2) -> Roll:
     """Frame `number` of a set of `kind`, rendered."""
     scene, dice = frame_scene(kind, number, per_table=per_table, samples=samples)
     return render_roll(scene, dice, seed=number)

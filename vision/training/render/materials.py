@@ -86,9 +86,14 @@ def _body(g: Graph, look: DieLook) -> Any:
     g.set(w, "Value", rand)
     w.inputs[1].default_value = 100.0
     if look.style == "wood":
-        wave = g.node("ShaderNodeTexWave", Vector=coord, Scale=look.pattern_scale * 2,
-                      Distortion=4.0, Detail=2.0)
-        wave.wave_type, wave.bands_direction = "RINGS", "Z"
+        # growth rings round an axis outside the die: end grain on two faces,
+        # gently curved grain on the others
+        shift = g.node("ShaderNodeMapping", Vector=coord)
+        shift.inputs["Location"].default_value = (0.0, 1.0 + look.pattern_seed % 3,
+                                                  look.pattern_seed % 1.7)
+        wave = g.node("ShaderNodeTexWave", Vector=shift.outputs["Vector"],
+                      Scale=look.pattern_scale * 2, Distortion=4.0, Detail=2.0)
+        wave.wave_type, wave.rings_direction = "RINGS", "X"
         fac = g.ramp(wave.outputs["Fac"], [(0.0, 0.0), (0.6, 0.2), (1.0, 1.0)])
     else:
         noise = g.node("ShaderNodeTexNoise", Vector=coord, W=w.outputs[0],
@@ -164,7 +169,7 @@ def surface_material(bpy: Any, name: str, spec: SurfaceSpec) -> Any:
         stretch = g.node("ShaderNodeMapping", Vector=coord)  # grain runs along y
         stretch.inputs["Scale"].default_value = (1.0, 0.15, 1.0)
         wave = g.node("ShaderNodeTexWave", Vector=stretch.outputs["Vector"], Scale=scale * 0.3,
-                      Distortion=3.0, Detail=1.0, Detail_Scale=1.5)
+                      Distortion=8.0, Detail=2.0, Detail_Scale=1.0)
         wave.bands_direction = "X"
         soft = g.node("ShaderNodeMath", operation="MULTIPLY")  # grain, not zebra stripes
         g.set(soft, "Value", wave.outputs["Fac"])

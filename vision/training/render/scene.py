@@ -163,7 +163,7 @@ class SceneSpec:
     sets: tuple[tuple[str, DieLook], ...] = ()
     event: DieLook | None = None
     event_colour: str = ""
-    samples: int = 4
+    samples: int = 2
     kind: str = "mixed"
 
     def focal(self) -> float:
