@@ -99,3 +99,11 @@ def test_importing_blender_that_is_not_there_explains_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "bpy", None)  # as if not installed
     with pytest.raises(RuntimeError, match=r"pip install '\.\[render\]'"):
         blender.import_bpy()
+
+
+def test_an_output_path_that_is_a_file_is_refused_plainly(tmp_path, capsys, fake_render):
+    target = tmp_path / "set"
+    target.write_text("not a folder")
+    assert cli.main(["--out", str(target), "--count", "1", "--seed", "0"]) == 2
+    assert f"cannot write the set into {target}" in capsys.readouterr().err
+    assert fake_render == [] and target.read_text() == "not a folder"

@@ -84,7 +84,11 @@ def main(argv: list[str] | None = None) -> int:
     except RuntimeError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    manifest.prepare(args.out)
+    try:
+        manifest.prepare(args.out)
+    except OSError as e:
+        print(f"error: cannot write the set into {args.out}: {e.strerror or e}", file=sys.stderr)
+        return 2
     todo = [n for n in range(args.seed, args.seed + args.count)
             if not manifest.is_done(args.out, args.kind, n)]
     print(f"{len(todo)} of {args.count} {args.kind} frames to render into {args.out}",

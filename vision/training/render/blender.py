@@ -22,7 +22,7 @@ import numpy as np
 
 from vision.training.render import geometry, materials, post, textures
 from vision.training.render.looks import DieLook
-from vision.training.render.scene import DieSpec, SceneSpec
+from vision.training.render.scene import DieSpec, LightSpec, SceneSpec
 
 BEVEL_SEGMENTS = 4
 
@@ -120,7 +120,8 @@ class Stage:
         sc.collection.objects.link(obj)
         sc.camera = obj
 
-    def _lamp(self, sc: Any, k: int, lamp: Any, colour: tuple[float, float, float]) -> None:
+    def _lamp(self, sc: Any, k: int, lamp: LightSpec, colour: tuple[float, float, float]
+              ) -> None:
         from mathutils import Vector
         data = self.bpy.data.lights.new(f"lamp{k}", "AREA")
         data.shape, data.size, data.energy, data.color = "SQUARE", lamp.size, lamp.power, colour

@@ -34,7 +34,7 @@ def _square(d: DieSpec) -> tuple[float, float, float, float]:
     return (d.x, d.y, d.look.size, d.yaw)
 
 
-def _fits(scene: SceneSpec, tray: np.ndarray, die: DieSpec, placed: Sequence[DieSpec]) -> bool:
+def _fits(tray: np.ndarray, die: DieSpec, placed: Sequence[DieSpec]) -> bool:
     if _inside(tray, die.x, die.y) < die.look.size * 0.72:  # the half diagonal, and a bit
         return False
     return not any(geometry.squares_overlap(_square(die), _square(o)) for o in placed)
@@ -83,7 +83,7 @@ def place(rng: np.random.Generator, scene: SceneSpec,
                 die = DieSpec(face, float(x), float(y), die.yaw, look, set_name, kind)
             if keep_in and _inside(view, die.x, die.y) < look.size * 0.3:
                 continue
-            if _fits(scene, tray, die, placed):
+            if _fits(tray, die, placed):
                 placed.append(die)
                 break
     return placed
