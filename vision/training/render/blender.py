@@ -8,6 +8,7 @@ object-index pass (die k has index k + 1), from which the labels' boxes come.
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import math
 import os
@@ -65,6 +66,7 @@ class Stage:
         self.dice_objects: list[Any] = []
         self.looks: dict[DieLook, tuple[Any, Any, Any]] = {}
         self.tmp = Path(tempfile.mkdtemp(prefix="dice-render-"))
+        atexit.register(self.close)  # Blender's scratch pictures go with the process
 
     def close(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
