@@ -23,6 +23,7 @@ rune55 photos show unlabelled symbol dice, which are dice without pips).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -115,9 +116,15 @@ def main() -> int:
         fold = args.folds / source
         held = [name for name in every if source_of(name) == source]
         if not has_models(fold) and args.train:
+            if importlib.util.find_spec("torch") is None:
+                print(f"{folder.name}: training its fold needs the train extra: "
+                      f".venv/bin/pip install '.[train]'")
+                return 2
             train_fold(held, fold, args.data, args.extra_set, args.recipe)
         if not has_models(fold):
-            print(f"{folder.name}: no fold models in {fold} (run with --train)")
+            print(f"{folder.name}: no fold models in {fold} (train them once with "
+                  f"benchmarks/vision_loso.py --train, about 45 minutes a fold on 2 cores, "
+                  f"or point --folds or $DICE_FOLDS at trained folds)")
             status = 1
             continue
         meta = json.loads((fold / "train_meta.json").read_text()) \
