@@ -141,7 +141,7 @@ def source(n: int) -> tuple[str, int]:
 
 
 class CrowdPage(threading.Thread):
-    """A page as app.js keeps it: the live stream, or polling every 2 s when refused."""
+    """A page as web/static/live.js keeps it: the live stream, or polling every 2 s when refused."""
 
     def __init__(self, port: int, n: int, seen: dict[int, dict[int, float]], cond: threading.Condition) -> None:
         super().__init__(daemon=True)

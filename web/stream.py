@@ -7,7 +7,7 @@ from web import table_app
 
 bp = Blueprint("stream", __name__, url_prefix="/stream")
 
-RETRY_AFTER_S = 10  # a page refused a stream polls the state meanwhile (app.js)
+RETRY_AFTER_S = 10  # a page refused a stream polls the state meanwhile (web/static/live.js)
 
 
 @bp.get("/events")

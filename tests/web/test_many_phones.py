@@ -58,7 +58,7 @@ class Tapper:
 
 class Page(threading.Thread):
     """A phone's page: follows the table by its live stream, or polls /api/state when the
-    stream is refused (503), as app.js does; `versions` is every version it has seen."""
+    stream is refused (503), as the page (live.js) does; `versions` is every version it has seen."""
 
     def __init__(self, port: int, n: int = 0) -> None:
         super().__init__(daemon=True)
