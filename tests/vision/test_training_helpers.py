@@ -1,6 +1,7 @@
 """Training helpers that need no torch: noise negatives, augmentation, the split, sampling."""
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from vision.training import augment, data, synth
@@ -103,3 +104,51 @@ def test_solid_synthetic_die_keeps_its_top_face_in_the_middle():
     assert len(labels) >= 1 and np.all((labels[:, 3] >= 1) & (labels[:, 3] <= 7))
     for cx, cy, side, _ in labels:  # each label's centre has a pasted die on it
         assert np.abs(img[int(cy), int(cx)].astype(int) - 120).max() > 0
+
+
+def _white_tray_with_dice() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A white tray with two dark 30 px dice, each with three light pips."""
+    img = np.full((160, 200, 3), 235, np.uint8)
+    centres = np.array([[50.0, 60.0], [140.0, 100.0]])
+    for cx, cy in centres.astype(int):
+        cv2.rectangle(img, (cx - 15, cy - 15), (cx + 15, cy + 15), (40, 30, 160), -1)
+        for d in (-8, 0, 8):
+            cv2.circle(img, (cx + d, cy + d), 3, (250, 250, 250), -1)
+    return img, centres, np.array([30.0, 30.0])
+
+
+def test_background_gives_every_surface_in_the_colour_asked():
+    rng = np.random.default_rng(0)
+    for kind in augment.SURFACES:
+        surf = augment.background(60, 80, rng, colour=(30, 120, 200), kind=kind, lamp=False)
+        assert surf.shape == (60, 80, 3) and surf.dtype == np.uint8
+        assert np.abs(np.median(surf.reshape(-1, 3), axis=0) - (30, 120, 200)).max() < 40, kind
+    hues = {int(cv2.cvtColor(augment.background(4, 4, rng, kind="plain", lamp=False)[:1, :1],
+                             cv2.COLOR_BGR2HSV)[0, 0, 0]) // 30 for _ in range(60)}
+    assert len(hues) >= 5  # random surfaces come in every hue
+
+
+def test_die_mask_covers_the_dice_and_not_the_tray():
+    img, centres, sides = _white_tray_with_dice()
+    mask = augment.die_mask(img, centres, sides)
+    for cx, cy in centres.astype(int):
+        assert mask[cy - 13:cy + 14, cx - 13:cx + 14].mean() > 0.95  # the whole face
+    assert mask[5:20, 100:190].max() == 0 and mask[140:, :20].max() == 0  # bare tray
+
+
+def test_new_background_keeps_the_dice_and_changes_the_tray():
+    img, centres, sides = _white_tray_with_dice()
+    green = augment.background(160, 200, np.random.default_rng(1), colour=(40, 160, 30),
+                               kind="plain", lamp=False)
+    out = augment.new_background(img, centres, sides, np.random.default_rng(2), surface=green)
+    assert out.shape == img.shape
+    for cx, cy in centres.astype(int):  # the dice's faces, pips included, are untouched
+        face = (slice(cy - 12, cy + 13), slice(cx - 12, cx + 13))
+        assert np.abs(out[face].astype(int) - img[face]).max() <= 2
+    # away from the dice the tray is now (mostly) the new surface: blobs of the old one
+    # may stay, so count pixels rather than demand every one
+    far = np.ones(img.shape[:2], bool)
+    for cx, cy in centres.astype(int):
+        far[max(cy - 30, 0):cy + 31, max(cx - 30, 0):cx + 31] = False
+    changed = np.abs(out.astype(int) - img).sum(axis=2) > 60
+    assert changed[far].mean() > 0.5
