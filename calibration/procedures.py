@@ -286,7 +286,7 @@ def die_side_advice(side: float | None) -> str | None:
             f"closer to the tray, then measure the dice again.")
 
 
-def _event_boxes(frames: Mapping[str, Sequence[np.ndarray]]) -> dict[str, list[Box]]:
+def event_boxes(frames: Mapping[str, Sequence[np.ndarray]]) -> dict[str, list[Box]]:
     """The Event die's box in every frame: of the dice found, the one whose colour recurs.
 
     Frames should show the Event die alone, but a stray die or a dark corner must not be
@@ -334,7 +334,7 @@ def learn_event(frames: Mapping[str, Sequence[np.ndarray]],
     unknown = sorted(set(frames) - set(EVENT_FACES))
     if unknown:
         raise CalibrationError(f"unknown Event-die face {unknown[0]!r}: use blank, dragon or rally")
-    boxes = boxes or _event_boxes(frames)
+    boxes = boxes or event_boxes(frames)
     found = [(face, img, boxes[face][i]) for face, imgs in frames.items()
              for i, img in enumerate(imgs)]
     pixels = np.vstack([body_pixels(img, box) for _, img, box in found])
