@@ -11,7 +11,8 @@ player's six dice alone, the Event die alone showing each face (2 frames a face,
 random spots), then `--rolls` rolls (one player's 1-6 Soldier dice and the Event die;
 every fifth with two players' dice). They are cached in `--cache` (default
 .cache/vision_event_tables, resumable; a frame whose table or dice change is rendered
-again). Rendering needs the `render` extra (bpy); reading the cache does not.
+again). Rendering needs the `render` extra (bpy); reading the cache does not (without
+bpy, the tables not cached are left out and named).
 
 The table is then calibrated through calibration.procedures.build_profile (tray,
 players, Event die, each part kept or reported on its own) and every roll read with
@@ -270,16 +271,20 @@ def main() -> int:
     for k in range(args.tables):
         scene = table_scene(k)
         tables.append((k, scene, table_frames(scene, k, args.rolls)))
-    missing = sum(load(args.cache, k, s, f) is None for k, s, f in tables)
+    missing = [k for k, s, f in tables if load(args.cache, k, s, f) is None]
     if missing:
         try:
             import bpy  # noqa: F401
         except ImportError:
-            print(f"{missing} table(s) not rendered in {args.cache}, and rendering needs the "
-                  "render extra: .venv/bin/pip install 'bpy==4.5.*'")
-            return 2
-        for k, scene, frames in tables:
-            render_missing(args.cache, k, scene, frames)
+            print(f"table(s) {', '.join(str(FIRST_TABLE + k) for k in missing)} not rendered "
+                  f"in {args.cache}, and rendering needs the render extra: .venv/bin/pip "
+                  "install 'bpy==4.5.*'; reading the others")
+            tables = [t for t in tables if t[0] not in missing]
+            if not tables:
+                return 2
+        else:
+            for k, scene, frames in tables:
+                render_missing(args.cache, k, scene, frames)
     if args.render_only:
         return 0
     totals = {"calibrated": Counts(), "uncalibrated": Counts()}
