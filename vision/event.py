@@ -1,15 +1,28 @@
 """The Event die: is this die the Event die, and which face (blank / dragon / rally) is up?
 
 The Event die's printing differs between editions, so nothing here knows what its
-symbols look like: the profile holds a few learned views of each face. A die is the
-Event die when its body colour is near the learned one. Its top face is found as the
-largest body-coloured region in the box (minimum-area rectangle), warped to a small
-upright square, and turned into an "ink map" (how far each pixel is from the body
-colour, so lighting and the ink's colour matter little). The map is compared with
-every learned view under 4 x 5 rotations (quarter turns plus a small tilt), so the
-match is rotation invariant; a blank face is simply a map with no ink.
+symbols look like: the profile holds a few learned views of each face (calibration).
+A die is the Event die when its body colour is near the learned one, the reader's face
+classifier does not take it for a pip face, and its top face looks like one of the
+learned faces more than like any pip layout. When a player's dice share the Event
+die's colour, the face alone decides (the body colour cannot).
+
+A face is compared as an "ink map": how far each pixel of the top face is from the body
+colour (so the light and the ink's colour matter little), blurred, inside a disc that
+leaves out the rounded edges and their glints. The die's top face square (the reader's
+detector measures it) is cut a little larger than the face and searched over turns
+(every 15 degrees), shifts (a tenth of a side each way) and sizes, so a turned,
+off-centre or slanted die still lines up with its learned views; a blank face is a map
+with no ink. Each learned view may match at 0.6-1.7 times its ink strength (dimmer or
+brighter light). Pip layouts 1-6 are matched the same way (turned through half a turn:
+a 2, 3 or 6 turned a quarter is another layout): a Soldier die of the Event die's
+colour matches them better than any Event face.
 """
 from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -17,43 +30,172 @@ import numpy as np
 from calibration.profile import EVENT_FACES, EventDie, FaceTemplate, Profile
 from vision.color import body_color, color_distance, crop_box
 
-CANON = 48  # side of the canonical face square (pixels)
-STORE = 48  # side of a stored template image
+FACE = 24  # pixels of one face side in the compared maps
+CUT = 1.25  # the query is cut this many face sides wide (room for the shifts)
+SIZE = round(FACE * CUT)  # 30
+WIN = 20  # side of the compared window (pixels): the disc fits in it
+R_FULL, R_ZERO = 0.3, 0.42  # share of the face side: full weight inside, none beyond
+SHIFTS = range(-2, 3)  # window offsets tried (pixels), each way
+SCALES = (0.88, 1.0, 1.12)  # face sizes tried, relative to the measured one
+# (smaller ones push a 2's corner pips out of the disc: it would pass for a blank face)
+ANGLE_STEP = 15  # degrees between the turns tried
+STORE = 48  # side of a stored template image (the face square)
 INK_SCALE = 45.0  # Lab distance counted as full ink
-BLUR = 2.5  # pixels of Gaussian blur on the ink map
-SCALES = (1.0,)  # sizes tried (more cost more time; one is enough with centring)
-INNER = 0.8  # share of the canonical square compared (skips the rounded edges)
-TILTS = (-10.0, -5.0, 0.0, 5.0, 10.0)
+BLUR = 1.2  # pixels of Gaussian blur on the ink map (a pixel of misalignment costs little)
+GAIN = (0.6, 1.7)  # ink strength a learned view may be matched at
+PIP_RADIUS, PIP_OFFSET = 0.085, 0.26  # pip layouts, in face sides
 MAX_BODY_DISTANCE = 4.0  # Mahalanobis, as in vision.color
-REJECT = 10.0  # a best match this many times the learned spread: not the Event die
-FACE_DISTANCE = 18.0  # Lab distance from the body counted as top face (not the darker sides)
+REJECT = 12.0  # a best match this many times the learned spread: not the Event die
+FACE_DISTANCE = 18.0  # Lab distance from the body counted as top face (loose boxes)
+PIP_MARGIN = 0.8  # a die of a player's colour is the Event die only when it wins by this ratio
 
-_CACHE: dict[int, tuple[EventDie, list[tuple[str, np.ndarray]], float]] = {}
+_CACHE: dict[int, tuple[EventDie, Any]] = {}
 
 
-def canonical_face(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
-                   body: np.ndarray | None = None, size: int = CANON) -> np.ndarray | None:
-    """The die's top face in `box` warped to an upright `size` x `size` BGR square, or None.
+def _weight() -> np.ndarray:
+    """(WIN, WIN) square root of the disc weight: 1 inside R_FULL, 0 beyond R_ZERO."""
+    c = (WIN - 1) / 2
+    yy, xx = np.mgrid[:WIN, :WIN]
+    r = np.hypot(xx - c, yy - c) / FACE
+    return np.sqrt(np.clip((R_ZERO - r) / (R_ZERO - R_FULL), 0.0, 1.0)).astype(np.float32)
 
-    body: mean Lab colour of the die body (measured from the box when None).
-    """
-    if body is None:
-        body = body_color(frame, box)
-    if body is None:
-        return None
+
+SQRT_W = _weight()
+W_SUM = float((SQRT_W ** 2).sum())
+
+
+def _ink(square: np.ndarray, face: float) -> np.ndarray:
+    """(n, n) float32 in 0..1, how far each pixel of a BGR square is from the die's body
+    colour, blurred; the face is `face` pixels wide in the square. The body colour is the
+    median of the face's middle disc, as seen in this picture: a glossy face that mirrors
+    a lamp is lighter than the learned colour, its emblem still stands out."""
+    n = square.shape[0]
+    lab = cv2.cvtColor(np.ascontiguousarray(square), cv2.COLOR_BGR2LAB).astype(np.float32)
+    c = (n - 1) / 2
+    yy, xx = np.mgrid[:n, :n]
+    ref = np.median(lab[np.hypot(xx - c, yy - c) <= 0.4 * face], axis=0)
+    ink = np.clip(np.linalg.norm(lab - ref, axis=2) / INK_SCALE, 0.0, 1.0)
+    return cv2.GaussianBlur(ink, (0, 0), BLUR)
+
+
+def _turned(m: np.ndarray, angle: float) -> np.ndarray:
+    """The WIN x WIN middle of map `m` turned by `angle` degrees, weighted, flattened."""
+    n = m.shape[0]
+    c = (n - 1) / 2
+    r = cv2.getRotationMatrix2D((c, c), angle, 1.0)
+    r[:, 2] -= (n - WIN) / 2
+    out = cv2.warpAffine(m, r, (WIN, WIN), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    return (out * SQRT_W).ravel()
+
+
+def pip_map(face: int) -> np.ndarray:
+    """(FACE, FACE) ink map of a Soldier die's pip layout `face` (1-6)."""
+    m = np.zeros((FACE * 4, FACE * 4), np.float32)  # drawn 4x finer, then shrunk
+    c, step, r = (4 * FACE - 1) / 2, (0.5 - PIP_OFFSET) * 4 * FACE, PIP_RADIUS * 4 * FACE
+    layout = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
+              4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+              5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+              6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}[face]
+    for gx, gy in layout:
+        cv2.circle(m, (round(c + gx * step), round(c + gy * step)), round(r), 1.0, -1)
+    m = cv2.resize(m, (FACE, FACE), interpolation=cv2.INTER_AREA)
+    return cv2.GaussianBlur(m, (0, 0), BLUR)
+
+
+def _padded(m: np.ndarray) -> np.ndarray:
+    """A FACE-sided map in the middle of a SIZE-sided one (so turns keep the corners)."""
+    p = (SIZE - FACE) // 2
+    return cv2.copyMakeBorder(m, p, SIZE - FACE - p, p, SIZE - FACE - p, cv2.BORDER_CONSTANT, value=0)
+
+
+def _stack(maps: Sequence[np.ndarray], turn: int) -> np.ndarray:
+    """(len(maps) * turns, WIN * WIN) every map at every turn of `ANGLE_STEP` below `turn`."""
+    return np.array([_turned(_padded(m), a) for m in maps for a in range(0, turn, ANGLE_STEP)],
+                    np.float32)
+
+
+def template_map(t: FaceTemplate) -> np.ndarray:
+    """(FACE, FACE) ink map of a learned view (its image is the die's top face square)."""
+    img = cv2.resize(t.image, (FACE, FACE), interpolation=cv2.INTER_AREA)
+    return _ink(img, FACE)
+
+
+class _Learned:
+    """An Event die's views, ready to compare: every view at every turn, the pip
+    layouts likewise, and how far apart views of the same face typically are."""
+
+    def __init__(self, event: EventDie) -> None:
+        maps = [template_map(t) for t in event.templates]
+        self.names = [t.face for t in event.templates]
+        self.turns = 360 // ANGLE_STEP
+        self.views = _stack(maps, 360)
+        self.view_energy = (self.views ** 2).sum(axis=1)
+        pips = [pip_map(f) for f in range(1, 7)]
+        self.pips = _stack(pips, 180)  # a pip layout looks the same half a turn on (2, 3, 6 not a quarter)
+        self.pip_energy = (self.pips ** 2).sum(axis=1)
+        same = []
+        for i, m in enumerate(maps):
+            q = _turned(_padded(m), 0)[None, :]
+            d = self._distances(q, self.views, self.view_energy).reshape(len(maps), -1).min(axis=1)
+            others = [d[j] for j in range(len(maps)) if j != i and self.names[j] == self.names[i]]
+            if others:
+                same.append(min(others))
+        self.spread = max(0.002, float(np.median(same))) if same else 0.006
+
+    @staticmethod
+    def _distances(q: np.ndarray, t: np.ndarray, t_energy: np.ndarray) -> np.ndarray:
+        """(len(t),) smallest weighted mean squared difference between any query view
+        (rows of q) and each template view, the template's ink scaled within GAIN."""
+        a = q @ t.T  # (views, templates)
+        c = (q ** 2).sum(axis=1)[:, None]
+        g = np.clip(a / np.maximum(t_energy, 1e-6)[None, :], *GAIN)
+        d = c - 2 * g * a + g * g * t_energy[None, :]
+        return np.maximum(d.min(axis=0), 0.0) / W_SUM
+
+    def match(self, q: np.ndarray) -> tuple[dict[str, float], float]:
+        """({face: best distance}, best pip-layout distance) for the query views q."""
+        dv = self._distances(q, self.views, self.view_energy).reshape(-1, self.turns).min(axis=1)
+        best: dict[str, float] = {}
+        for name, d in zip(self.names, dv.tolist()):
+            best[name] = min(d, best.get(name, d))
+        return best, float(self._distances(q, self.pips, self.pip_energy).min())
+
+
+def _learned(event: EventDie) -> _Learned:
+    hit = _CACHE.get(id(event))
+    if hit is not None and hit[0] is event:
+        return hit[1]
+    learned = _Learned(event)
+    if len(_CACHE) > 8:
+        _CACHE.clear()
+    _CACHE[id(event)] = (event, learned)
+    return learned
+
+
+def face_squares(frame: np.ndarray, box: Sequence[float], body: np.ndarray
+                 ) -> list[tuple[float, float, float]]:
+    """Where the die's top face may be: (cx, cy, side) of `box` taken as the face square,
+    and, when it differs, of the largest region of the top face's colour in it (a loose
+    box round a whole die, its sides and shadow)."""
+    x, y, w, h = (float(v) for v in box)
+    out = [(x + w / 2, y + h / 2, (w + h) / 2)]
     crop = crop_box(frame, box, scale=1.05)
     if crop.shape[0] < 8 or crop.shape[1] < 8:
-        return None
+        return out
     rect = _face_rect(crop, body)
-    pts = cv2.boxPoints(rect).astype(np.float32)
-    dst = np.float32([[0, size], [0, 0], [size, 0], [size, size]])
-    m = cv2.getPerspectiveTransform(pts, dst)
-    return cv2.warpPerspective(np.ascontiguousarray(crop), m, (size, size), flags=cv2.INTER_AREA,
-                               borderMode=cv2.BORDER_REPLICATE)
+    if rect is None:
+        return out
+    (rx, ry), (rw, _), _ = rect
+    ox = max(0, round(x + w / 2 - 1.05 * w / 2))
+    oy = max(0, round(y + h / 2 - 1.05 * h / 2))
+    cx, cy, side = out[0]
+    if math.hypot(ox + rx - cx, oy + ry - cy) > 0.1 * side or not 0.85 < rw / side < 1.15:
+        out.append((ox + rx, oy + ry, rw))
+    return out
 
 
-def _face_rect(crop: np.ndarray, body: np.ndarray) -> tuple:
-    """Minimum-area rectangle of the largest body-coloured region (fallback: the middle)."""
+def _face_rect(crop: np.ndarray, body: np.ndarray) -> tuple | None:
+    """Minimum-area square round the body-coloured region under the crop's middle."""
     h, w = crop.shape[:2]
     lab = cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_BGR2LAB).astype(np.float32)
     dist = np.sqrt(((lab - body.astype(np.float32)) ** 2).sum(axis=2))
@@ -62,102 +204,50 @@ def _face_rect(crop: np.ndarray, body: np.ndarray) -> tuple:
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
-    fallback = ((w / 2, h / 2), (w * 0.62, h * 0.62), 0.0)
-    if n < 2:
-        return fallback
-    # The region under the box's middle, else the largest (a same-coloured die nearby
-    # must not be taken for this one).
     mid = labels[h // 2 - 1:h // 2 + 2, w // 2 - 1:w // 2 + 2].ravel()
     mid = mid[mid > 0]
-    big = int(np.bincount(mid).argmax()) if len(mid) else \
-        1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    if n < 2 or not len(mid):
+        return None
+    big = int(np.bincount(mid).argmax())
     if stats[big, cv2.CC_STAT_AREA] < 0.2 * h * w:
-        return fallback
+        return None
     contours, _ = cv2.findContours((labels == big).astype(np.uint8), cv2.RETR_EXTERNAL,
                                    cv2.CHAIN_APPROX_SIMPLE)
-    rect = cv2.minAreaRect(max(contours, key=cv2.contourArea))
-    (cx, cy), (rw, rh), ang = rect
+    (cx, cy), (rw, rh), ang = cv2.minAreaRect(max(contours, key=cv2.contourArea))
     side = min(rw, rh)  # a square face; the longer side includes the die's visible side
-    return ((cx, cy), (side, side), ang)
+    return (cx, cy), (side, side), ang
 
 
-def ink_map(face: np.ndarray) -> np.ndarray:
-    """(n, n) float32 in 0..1: how far each pixel of a canonical face is from its body colour."""
-    face = cv2.resize(face, (CANON, CANON), interpolation=cv2.INTER_AREA)
-    lab = cv2.cvtColor(face, cv2.COLOR_BGR2LAB).astype(np.float32)
-    lo, hi = round(CANON * (1 - INNER) / 2), round(CANON * (1 + INNER) / 2)
-    body = np.median(lab[lo:hi, lo:hi].reshape(-1, 3), axis=0)
-    ink = np.clip(np.sqrt(((lab - body) ** 2).sum(axis=2)) / INK_SCALE, 0.0, 1.0)
-    ink[:lo] = ink[hi:] = 0.0
-    ink[:, :lo] = ink[:, hi:] = 0.0
-    ink = _centred(ink)
-    # Blurred so a pixel or two of misalignment costs little.
-    return cv2.GaussianBlur(ink, (0, 0), BLUR)[lo:hi, lo:hi]
-
-
-def _centred(ink: np.ndarray) -> np.ndarray:
-    """Move the ink's centre of mass to the middle.
-
-    The found face can be off by the die's visible side, so the position comes from
-    the ink itself; unchanged when there is almost no ink.
-    """
-    mass = float(ink.sum())
-    if mass < 0.02 * ink.size:
-        return ink
-    ys, xs = np.indices(ink.shape)
-    cx, cy = float((xs * ink).sum() / mass), float((ys * ink).sum() / mass)
-    mid = (ink.shape[0] - 1) / 2
-    m = np.float32([[1, 0, mid - cx], [0, 1, mid - cy]])
-    return cv2.warpAffine(ink, m, ink.shape[::-1], borderValue=0.0)
-
-
-def _rotations(m: np.ndarray) -> np.ndarray:
-    """(20, n*n) views of an ink map: quarter turns x small tilts (x SCALES)."""
-    n = m.shape[0]
-    centre = ((n - 1) / 2, (n - 1) / 2)
-    out = []
-    for k in range(4):
-        q = np.ascontiguousarray(np.rot90(m, k))
-        for t in TILTS:
-            for s in SCALES:
-                if t == 0.0 and s == 1.0:
-                    out.append(q.ravel())
-                    continue
-                r = cv2.getRotationMatrix2D(centre, t, s)
-                out.append(cv2.warpAffine(q, r, (n, n), borderMode=cv2.BORDER_CONSTANT).ravel())
-    return np.array(out, np.float32)
-
-
-def _distance(views: np.ndarray, template: np.ndarray) -> float:
-    """Smallest mean squared difference between any view of the query and a template map."""
-    return float(((views - template.ravel()[None, :]) ** 2).mean(axis=1).min())
-
-
-def _learned(event: EventDie) -> tuple[list[tuple[str, np.ndarray]], float]:
-    """Template ink maps and the typical distance between views of the same face (cached)."""
-    hit = _CACHE.get(id(event))
-    if hit is not None and hit[0] is event:
-        return hit[1], hit[2]
-    maps = [(t.face, ink_map(t.image)) for t in event.templates]
-    spreads = []
-    for i, (face, m) in enumerate(maps):
-        views = _rotations(m)
-        same = [_distance(views, o) for j, (f, o) in enumerate(maps) if f == face and j != i]
-        if same:
-            spreads.append(min(same))
-    spread = max(0.004, float(np.median(spreads))) if spreads else 0.01
-    if len(_CACHE) > 8:
-        _CACHE.clear()
-    _CACHE[id(event)] = (event, maps, spread)
-    return maps, spread
+def query_views(frame: np.ndarray, squares: Sequence[tuple[float, float, float]]
+                ) -> np.ndarray:
+    """(n, WIN * WIN) weighted views of the face: every square, size and shift."""
+    rows = []
+    for cx, cy, side in squares:
+        for s in SCALES:
+            cut = CUT * side * s
+            m = cv2.getRotationMatrix2D((cx, cy), 0.0, SIZE / cut)
+            m[:, 2] += (SIZE - 1) / 2 - np.array([cx, cy])
+            sq = cv2.warpAffine(frame, m, (SIZE, SIZE), flags=cv2.INTER_AREA,
+                                borderMode=cv2.BORDER_REPLICATE)
+            ink = _ink(sq, FACE / s)
+            o = (SIZE - WIN) // 2
+            for dy in SHIFTS:
+                for dx in SHIFTS:
+                    rows.append((ink[o + dy:o + dy + WIN, o + dx:o + dx + WIN] * SQRT_W).ravel())
+    return np.array(rows, np.float32)
 
 
 def event_face(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
-               profile: Profile | None) -> tuple[str, float] | None:
+               profile: Profile | None, read: Any = None) -> tuple[str, float] | None:
     """("blank" | "dragon" | "rally", confidence) for the Event die in `box`, else None.
 
-    None when the profile has no Event die, or this die's body colour or pattern is not
-    the Event die's. frame: BGR uint8 (H, W, 3); box: (x, y, w, h).
+    None when the profile has no Event die, or this die's body colour or face is not
+    the Event die's. frame: BGR uint8 (H, W, 3); box: (x, y, w, h), the die's top face
+    square as the reader's detector finds it, or a looser box round the die. read: the
+    face classifier's read of the die (vision.faces.FaceRead), when there is one: a die
+    whose likeliest class is a pip face is a Soldier die (on rendered tables no Event
+    die was read so, and pip dice of its colour often matched an Event face better than
+    the drawn pip layouts, whose pips differ in size and place between sets).
     """
     if profile is None or profile.event is None:
         return None
@@ -165,36 +255,38 @@ def event_face(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
     if body is None:
         return None
     distance = color_distance(body, profile.event.body)
-    if distance > MAX_BODY_DISTANCE or any(color_distance(body, m) < distance
-                                           for m in profile.colors.values()):
-        return None  # not the Event die's colour, or nearer a player's dice
-    face = canonical_face(frame, box, body=body)
-    if face is None:
-        return None
-    maps, spread = _learned(profile.event)
-    views = _rotations(ink_map(face))
-    stack = np.array([m.ravel() for _, m in maps], np.float32)
-    # Mean squared difference of every view with every template, as one matrix product.
-    sq = ((views ** 2).sum(axis=1)[:, None] + (stack ** 2).sum(axis=1)[None, :]
-          - 2.0 * views @ stack.T) / views.shape[1]
-    best: dict[str, float] = {}
-    for (name, _), d in zip(maps, sq.min(axis=0).tolist()):
-        best[name] = min(max(0.0, d), best.get(name, d))
+    if distance > MAX_BODY_DISTANCE:
+        return None  # not the Event die's colour
+    label = getattr(read, "label", None)
+    if isinstance(label, int):
+        return None  # the classifier's likeliest class is a pip face: a Soldier die
+    shared = any(color_distance(body, m) < distance for m in profile.colors.values())
+    learned = _learned(profile.event)
+    views = query_views(frame, face_squares(frame, box, body))
+    best, pips = learned.match(views)
     ranked = sorted((d, name) for name, d in best.items())
     (d1, name), (d2, _) = ranked[0], ranked[1]
-    if d1 > REJECT * spread:
-        return None
+    need = PIP_MARGIN if shared and label != "nopips" else 1.0
+    if d1 >= need * pips or d1 > REJECT * learned.spread:
+        return None  # a pip layout fits better: a Soldier die (or not this die at all)
     margin = 1.0 - d1 / d2 if d2 > 0 else 0.0
+    spread = learned.spread
     fit = 1.0 if d1 <= 3.0 * spread else float(np.exp(-(d1 - 3.0 * spread) / (3.0 * spread)))
     return name, float(np.clip(margin * fit, 0.0, 1.0))
 
 
-def face_template(frame: np.ndarray, box: tuple[float, ...] | list[float], face: str, *,
-                  body: np.ndarray | None = None) -> FaceTemplate:
-    """A learned view of `face` from the Event die in `box` (for calibration)."""
+def face_template(frame: np.ndarray, box: tuple[float, ...] | list[float], face: str
+                  ) -> FaceTemplate:
+    """A learned view of `face` from the Event die whose top face square is `box` (x, y,
+    w, h; for calibration): the square, upright to the frame, STORE pixels a side."""
     if face not in EVENT_FACES:
         raise ValueError(f"Event-die face must be one of {', '.join(EVENT_FACES)}, got {face!r}")
-    img = canonical_face(frame, box, body=body, size=STORE)
-    if img is None:
+    x, y, w, h = (float(v) for v in box)
+    if min(w, h) < 8:
         raise ValueError("could not see the Event die's face in that frame")
+    cx, cy, side = x + w / 2, y + h / 2, (w + h) / 2
+    m = cv2.getRotationMatrix2D((cx, cy), 0.0, STORE / side)
+    m[:, 2] += (STORE - 1) / 2 - np.array([cx, cy])
+    img = cv2.warpAffine(np.ascontiguousarray(frame), m, (STORE, STORE), flags=cv2.INTER_AREA,
+                         borderMode=cv2.BORDER_REPLICATE)
     return FaceTemplate(face, img)

@@ -287,7 +287,7 @@ def _raw_geometry(c: Candidate, rotation: int, raw_shape: tuple[int, ...]
 
 def _soldier_or_event(raw: np.ndarray, read: FaceRead, center: tuple[float, float],
                       box: tuple[int, int, int, int], profile: Any) -> Die:
-    event = event_face(raw, box, profile=profile) if profile is not None else None
+    event = event_face(raw, box, profile=profile, read=read) if profile is not None else None
     if event is not None:
         face, conf = event
         return Die(EVENT, face, center, box, float(np.clip(conf, 0, 1)))

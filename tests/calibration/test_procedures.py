@@ -1,6 +1,7 @@
 """Calibration procedures and `dragon-farkle calibrate` on synthetic frames (files made here)."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import cv2
@@ -10,6 +11,7 @@ import pytest
 from calibration.procedures import (
     CalibrationError,
     build_profile,
+    event_boxes,
     learn_color,
     learn_event,
     learn_tray,
@@ -219,3 +221,23 @@ def test_a_closer_look_reading_pips_as_ones_is_not_a_better_look() -> None:
     assert not pips_of([(c, read(1)) for c in spots[:2]], die)  # two: too few to tell
     far = [Candidate((400.0 + 30 * i, 300.0), 16.0, 0.9) for i in range(4)]
     assert not pips_of([(c, read(1)) for c in far], die)  # elsewhere: other dice
+
+
+RENDERS = Path(__file__).parent / "renders" / "event_black_on_teal"
+
+
+def test_finds_a_black_event_die_alone_on_teal_felt() -> None:
+    """Crops of rendered calibration frames (benchmarks/vision_event_tables.py, table
+    100000): a black Event die alone on teal felt, each face twice. Colour segmentation
+    alone missed the die in one of them; every box learned must lie on the die."""
+    labels = json.loads((RENDERS / "boxes.json").read_text())
+    frames: dict[str, list[np.ndarray]] = {}
+    for name in sorted(labels):
+        frames.setdefault(name.split("-")[1], []).append(cv2.imread(str(RENDERS / f"{name}.jpg")))
+    found = event_boxes(frames)
+    assert sorted(found) == sorted(FACES)
+    for face, boxes in found.items():
+        for i, (x, y, w, h) in enumerate(boxes):
+            lx, ly, lw, lh = labels[f"event-{face}-{i}"]
+            assert lx <= x + w / 2 <= lx + lw and ly <= y + h / 2 <= ly + lh, (face, i)
+    assert len(learn_event(frames).templates) == 6
