@@ -8,15 +8,14 @@ or one set (a table's own photos, DATA/dice-photos, read with --profile: its cal
 profile, vision/photolog.py). Prints, per set, dice
 read correctly / dice labelled, missed, false dice, wrong with confidence >= 0.9 and
 milliseconds per frame (median, p95) in one process on one core; then the same on the
-validation photos (byler's "test" split and a fixed 20% of matteop65), which no
-shipped model was trained on (vision/training/README.md).
+validation photos (byler's "test" split, a fixed 20% of matteop65 and 10% of the rune55
+scenes), which no shipped model was trained on (vision/training/README.md).
 Times: wall clock per frame and, in brackets, the process's CPU time per frame (the
 same on an idle core; wall time grows when other programs share the machine).
 """
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import sys
@@ -30,12 +29,10 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def _is_validation(set_name: str, entry: dict) -> bool:
-    # Same rule as vision/training/data.py (kept here so the benchmark needs no torch).
-    if entry.get("split") == "test":
-        return True
-    if set_name.startswith("matteop65"):
-        return int(hashlib.sha1(entry["file"].encode()).hexdigest()[:8], 16) % 1000 < 200
-    return False
+    """The training's fixed validation split (vision/training/data.py, which needs no torch):
+    byler's "test" photos, 20% of matteop65, 10% of the rune55 scenes."""
+    from vision.training.data import is_validation
+    return is_validation(set_name, entry)
 
 
 def _line(name: str, t) -> str:
