@@ -8,7 +8,9 @@ import pytest
 
 from vision.training.render import geometry
 from vision.training.render.demo import (
+    EVENT_APART,
     EVENT_SHOTS,
+    EVENT_WALL,
     colour_dice,
     demo_scene,
     event_dice,
@@ -16,7 +18,7 @@ from vision.training.render.demo import (
     roll_dice,
 )
 from vision.training.render.labels import project
-from vision.training.render.placement import view_polygon
+from vision.training.render.placement import _inside, view_polygon
 
 
 def _pixels(scene, die) -> np.ndarray:
@@ -44,6 +46,10 @@ def test_a_roll_lies_in_view_the_same_every_time(number):
         uv = _pixels(scene, die)
         assert uv.min() >= 0 and uv[:, 0].max() < 640 and uv[:, 1].max() < 480
     assert len(view_polygon(scene)) >= 4
+    event = next(d for d in dice if d.kind == "event")  # in the light, apart: findable
+    assert _inside(scene.tray.polygon(), event.x, event.y) >= EVENT_WALL * event.look.size
+    assert all(np.hypot(d.x - event.x, d.y - event.y) >= EVENT_APART * event.look.size
+               for d in dice if d is not event)
 
 
 def test_the_set_aside_is_taken_out_and_the_rest_stays_where_it_lay():
