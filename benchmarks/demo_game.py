@@ -90,11 +90,10 @@ def play(folder: Path, *, limit: float = 3600.0) -> dict[str, Any]:
         nxt = script[len(steps)]
         pending = state.get("pending") or {}
         if pending.get("kind") == "roll":
-            out["asked"].append({"roll": len(out["played"]) + len(out["asked"]) + 1,
-                                 "reason": pending.get("reason")})
+            out["asked"].append({"roll": _rolls(steps) + 1, "reason": pending.get("reason")})
             table.apply_step(nxt)  # the players give the record's roll
         elif "roll" in nxt and h.now - changed > WAIT:
-            out["typed"].append(len(steps))
+            out["typed"].append(_rolls(steps) + 1)
             table.apply_step(nxt)
         elif "roll" not in nxt and h.now - changed > THINK:
             table.apply_step(nxt)
@@ -105,6 +104,11 @@ def play(folder: Path, *, limit: float = 3600.0) -> dict[str, Any]:
         if h.read_seconds else None
     h.loop.stop()
     return out
+
+
+def _rolls(steps: list[dict[str, Any]]) -> int:
+    """How many rolls the game has played (a roll's number in the demo, from 1)."""
+    return sum("roll" in step for step in steps)
 
 
 def same(played: dict[str, Any], recorded: dict[str, Any]) -> bool:
@@ -120,7 +124,7 @@ def _count(out: dict[str, Any], state: dict[str, Any], table: Any) -> None:
     steps, meta = table.game.steps, table.game.meta
     if read["kind"] == "apply" and meta and meta[-1].get("source") == "camera" \
             and "roll" in steps[-1]:
-        out["played"].append(len(out["played"]) + len(out["asked"]) + 1)
+        out["played"].append(_rolls(steps))
     elif read["kind"] == "ignore":
         why = read["reason"]
         out["ignored"][why] = out["ignored"].get(why, 0) + 1
@@ -137,11 +141,11 @@ def main() -> int:
         return 0
     print(f"demo game: {out['rolls']} rolls, winner {out['winner']}, "
           f"{out['seconds']:.0f} s of table time")
-    print(f"  played by the camera: {len(out['played'])} of {out['rolls']} rolls")
+    print(f"  played by the camera: {len(out['played'])} of {out['rolls']} rolls {out['played']}")
     print(f"  asked about:          {len(out['asked'])}")
     for ask in out["asked"]:
         print(f"    roll {ask['roll']}: {ask['reason']}")
-    print(f"  typed (camera silent): {len(out['typed'])}")
+    print(f"  typed (camera silent): {len(out['typed'])} {out['typed'] or ''}")
     for why, n in out["ignored"].items():
         print(f"  frames ignored ({why}): {n}")
     print(f"  off the record: {len(out['off_script'])} {out['off_script'] or ''}")
