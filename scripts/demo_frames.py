@@ -17,7 +17,7 @@ Dragon Farkle. This writes into DIR (default companion/demo):
   face three times.
 
 Deterministic: every layout comes from the roll's number and every render from a fixed
-seed. Renders are kept in --cache (default .demo-renders/, not committed) under a hash
+seed (a render made again differs by at most one grey level on a few pixels: Cycles). Renders are kept in --cache (default .demo-renders/, not committed) under a hash
 of what they show, so a run renders only what changed. --plan writes frames.json only.
 """
 from __future__ import annotations
