@@ -1,9 +1,9 @@
 """The one configuration file (TOML): camera, LEDs, buttons, server, data folder, profile.
 
 `load_config(path)` reads and checks it; every error names the file and the option
-("companion.toml: leds.count must be a positive integer, got 'abc'"). Without a
-file the defaults run on a laptop: replay camera, fake LEDs, no buttons. The
-documented example is package data: hardware/config/companion.example.toml.
+("companion.toml: leds.count must be a positive integer, got 'abc'"). Without a file
+the defaults run on a laptop: the replay camera playing the demo game, fake LEDs, no
+buttons. The documented example is package data: hardware/config/companion.example.toml.
 """
 from __future__ import annotations
 
@@ -42,12 +42,25 @@ class CameraConfig:
 
         settings: locked camera values, e.g. `profile.camera` (Pi camera only; None = automatic).
         """
-        kind, _ = parse_spec(self.spec)
+        kind, paths = parse_spec(self.spec)
         if kind == "picamera":
             return {"size": self.size, "settle_seconds": self.settle_seconds, "settings": settings}
         if kind == "usb":
             return {"size": self.size}
+        if paths is None:  # the demo game: each frame held until the game calls for the next
+            from companion.demo import load_demo
+
+            return {"paths": load_demo().frames(), "hold": None,
+                    "transition": self.replay_transition}
         return {"hold": self.replay_hold or None, "transition": self.replay_transition}
+
+    @property
+    def is_demo(self) -> bool:
+        """"replay" with no photos named: the bundled demo game, played as it goes."""
+        try:
+            return parse_spec(self.spec) == ("replay", None)
+        except CameraSpecError:
+            return False
 
     def open(self, settings: Any = None, **extra: Any) -> Camera:
         """Open the configured camera (raises CameraError); wrap it in a CameraSupervisor."""

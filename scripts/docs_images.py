@@ -2,15 +2,14 @@
 
     .venv/bin/python scripts/docs_images.py [--out DIR] [--only phone|camera]
 
-phone-page.png: the phone page's Play tab in headless Chromium at a phone's size, over a
-staged game on a live table server: two turns played by steps, then a roll the camera
-read itself. The roll is a frame drawn by vision.synthetic (no public photo shows the
-Event die) and read by the shipped reader with a profile calibrated, as the Table tab
-does, on drawn frames of each player's dice and of each Event-die face; the table plays
-the read as it would at a real table. The script stops with a message when the read is
-not played, so the picture never shows something the table did not do.
+phone-page.png: the phone page's Play tab in headless Chromium at a phone's size, over the
+demo game (companion/demo) on a live table server: its first five rolls played by steps,
+then Jane's roll read by the camera from the demo's frame, with the demo table's
+calibration profile, and played by the table as at a real table. The script stops with a
+message when the read is not played, so the picture never shows something the table did
+not do.
 
-camera-read.png: `dragon-farkle read --overlay` on a bundled sample photo.
+camera-read.png: `dragon-farkle read --overlay` on that frame, with that profile.
 """
 from __future__ import annotations
 
@@ -24,87 +23,60 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "docs" / "images"
-SAMPLE = REPO / "vision/samples/byler-2019-12-08/images/IMG_20191208_111328.jpg"
 PIN = "2468"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--no-first-run", "--disable-quic"]
-WHITE = (240, 240, 240)
-DICE = {"blue": (170, 90, 30), "green": (60, 140, 40)}  # BGR body colours of the players' dice
-PLAYERS = {"Ann": "blue", "Bo": "green"}
-EARLIER = [  # the game before the picture: Ann banks 550, Bo 700 (a Rally doubled)
-    {"action": "recruit"}, {"roll": [4, 4, 4, 1, 2, 6], "event": "blank"},
-    {"set_aside": [1, 4, 4, 4]}, {"action": "roll"}, {"roll": [5, 3], "event": "blank"},
-    {"set_aside": [5]}, {"action": "stop"},
-    {"action": "recruit"}, {"roll": [3, 3, 3, 5, 2, 6], "event": "rally"},
-    {"set_aside": [3, 3, 3, 5], "rally": "double"}, {"action": "stop"},
-    {"action": "recruit"},
-]
-ROLL = ([1, 5, 5, 3, 4, 6], "blank")  # what the camera sees in Ann's tray
+ROLL = 6  # the demo's roll in the pictures: Jane's second turn, many set-asides to choose from
+
+
+def demo_roll() -> tuple[Any, Any]:
+    """The bundled demo and the roll in the pictures."""
+    from companion.demo import load_demo
+
+    demo = load_demo()
+    return demo, demo.rolls[ROLL - 1]
 
 
 def camera_read(out: Path) -> Path:
-    """The overlay `dragon-farkle read --overlay` draws on the bundled sample photo."""
+    """The overlay `dragon-farkle read --overlay` draws on the demo's frame."""
+    demo, roll = demo_roll()
+    frame = demo.folder / roll.frame
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([sys.executable, "-m", "companion", "read", str(SAMPLE), "--overlay", tmp],
-                       check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([sys.executable, "-m", "companion", "read", str(frame), "--overlay", tmp,
+                        "--profile", str(demo.profile)], check=True, stdout=subprocess.DEVNULL)
         target = out / "camera-read.png"
-        shutil.copyfile(Path(tmp) / (SAMPLE.stem + ".png"), target)
+        shutil.copyfile(Path(tmp) / (frame.stem + ".png"), target)
     return target
 
 
-def calibrated_profile(rng: np.random.Generator) -> Any:
-    """A profile learned as the Table tab learns one: each player's six dice, then each
-    Event-die face alone in the tray (three frames a face)."""
-    from calibration.procedures import learn_color, learn_event
-    from calibration.profile import Profile
-    from vision.synthetic import SynthDie, procedural_background, random_event_frame, render_frame
-
-    def floor() -> np.ndarray:
-        return procedural_background((480, 640), rng)
-
-    colors = {name: learn_color(render_frame(
-        [SynthDie(k + 1, (90 + 90 * k, 240), 44, 20.0 * k, bgr, WHITE) for k in range(6)],
-        background=floor(), rng=rng)[0]) for name, bgr in DICE.items()}
-    event = learn_event({face: [random_event_frame(face, rng, background=floor())[0]
-                                for _ in range(3)] for face in ("blank", "dragon", "rally")})
-    return Profile(event=event, colors=colors)
-
-
-def roll_frame(rng: np.random.Generator) -> np.ndarray:
-    """Ann's six dice and the Event die lying in the tray, as the camera would see them."""
-    from vision.synthetic import SynthDie, procedural_background, render_frame
-
-    faces, event = ROLL
-    places = [(150, 140), (300, 120), (470, 170), (200, 300), (380, 330), (520, 360)]
-    dice = [SynthDie(f, p, 46, float(rng.uniform(0, 90)), DICE[PLAYERS["Ann"]], WHITE)
-            for f, p in zip(faces, places)]
-    dice.append(SynthDie(event, (90, 400), 48, 30.0))
-    return render_frame(dice, background=procedural_background((480, 640), rng), rng=rng)[0]
-
-
 def stage_game(table: Any) -> None:
-    """Two turns by steps, then Ann's roll read by the camera and played by the table."""
+    """The demo's first rolls by steps, then its sixth read by the camera and played."""
+    import cv2
+
+    from calibration.profile import load_profile
     from vision import read_dice
     from vision.overlay import draw_reading
 
-    rng = np.random.default_rng(3)
-    profile = calibrated_profile(rng)
+    demo, roll = demo_roll()
+    steps = [s for s in demo.record.steps if "expect" not in s]
+    before = [i for i, s in enumerate(steps) if "roll" in s][ROLL - 1]
     table.set_camera("camera", "Camera working: roll in the tray.")  # as the camera loop says
-    table.new_game({"players": list(PLAYERS), "colors": PLAYERS})
-    table.apply_steps(EARLIER)
-    frame = roll_frame(rng)
-    reading = read_dice(frame, profile=profile)
-    table.handle_reading(reading, frame, draw_reading(frame, reading))
+    table.new_game(dict(demo.record.setup))
+    table.apply_steps(steps[:before])
+    frame = cv2.imread(str(demo.folder / roll.frame))
+    reading = read_dice(frame, profile=load_profile(demo.profile))
+    picture = draw_reading(frame, reading)
+    table.live.show(picture, annotated=True)
+    table.handle_reading(reading, frame, picture)
     state = table.state()
-    faces, event = ROLL
-    if sorted(state.get("last_roll") or []) != sorted(faces) or state.get("phase") != "set_aside":
-        raise SystemExit(f"the camera's read was not played as {faces} + {event}: "
+    played = table.game.steps[before:]
+    if (len(played) != 1 or sorted(played[0].get("roll") or ()) != sorted(roll.roll)
+            or played[0].get("event") != roll.event or state.get("phase") != "set_aside"):
+        raise SystemExit(f"the camera's read was not played as {steps[before]}: "
                          f"phase {state.get('phase')}, pending {state.get('pending')}")
     if not table.advisor.wait(120):
         raise SystemExit("the advisor's tables were not ready within two minutes")

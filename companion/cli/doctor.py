@@ -113,8 +113,9 @@ def camera(pi: Any, config: Any) -> Finding:
     except CameraSpecError:
         return Finding("note", "Camera", f"none (camera.spec = {spec!r}): rolls are typed")
     if kind == "replay":
-        return Finding("note", "Camera", "the sample-photo replay (camera.spec = \"replay\"); for "
-                       "the Pi camera set spec = \"picamera\" in the configuration")
+        what = "the demo game" if arg is None else "photos replayed"
+        return Finding("note", "Camera", f"{what} (camera.spec = {spec!r}); for the Pi camera "
+                       "set spec = \"picamera\" in the configuration")
     if kind == "usb":
         if pi.path(f"/dev/video{arg}").exists():
             return Finding("ok", "Camera", f"USB webcam /dev/video{arg}")

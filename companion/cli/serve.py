@@ -1,7 +1,8 @@
 """`dragon-farkle serve`: the table companion (camera, rules, LEDs, phone page) on one port.
 
-Defaults run on any laptop: the replay camera over the bundled sample photos, fake
-LEDs, port 8000, the game database in ./data. Command-line options override the
+Defaults run on any laptop: the replay camera playing the demo game (a whole game of
+Dragon Farkle whose rolls the camera reads as the game calls for them), fake LEDs,
+port 8000, the game database in ./data. Command-line options override the
 configuration file (--config), which overrides the built-in defaults.
 """
 from __future__ import annotations
@@ -23,7 +24,8 @@ def register(sub: Any) -> None:
     p = sub.add_parser("serve", help="run the table: camera, rules, LEDs and the phone page",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--camera", metavar="SPEC",
-                   help="picamera | usb:N | replay | replay:DIR | none (typed rolls only); default: replay")
+                   help="picamera | usb:N | replay (the demo game) | replay:DIR (photos in turn) | "
+                        "none (typed rolls only); default: replay")
     p.add_argument("--leds", metavar="BACKEND",
                    help="fake (recorded, default) | neopixel_spi | gpio | none")
     p.add_argument("--host", help="address to listen on (default 0.0.0.0: every phone on the Wi-Fi)")
@@ -33,7 +35,9 @@ def register(sub: Any) -> None:
     p.add_argument("--code-length", type=int, metavar="N",
                    help="digits of the random table code, 4-16 (default 4; 8 holds out against "
                         "guessing far longer, and the QR code still joins in one scan)")
-    p.add_argument("--profile", metavar="FILE", help="calibration profile (default: the built-in one)")
+    p.add_argument("--profile", metavar="FILE",
+                   help="calibration profile (default: the one calibrated in the data folder, "
+                        "else the demo table's with the demo camera, else the built-in one)")
     p.add_argument("--config", metavar="FILE", help="configuration file (TOML; see the README)")
     p.add_argument("--phones", type=int, default=12,
                    help="phones expected at once: two live pages each, plus 8 threads kept for taps "
@@ -74,14 +78,15 @@ def settings(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from companion.controller.errors import StoreError
-    from companion.controller.runtime import build_runtime, load_keeper
+    from companion.controller.runtime import build_runtime, demo_profile, load_keeper
     from web import create_app
     from web.serving import lan_addresses, local_name, make_server, stop
 
     try:
         config = settings(args)
         held = hold_data_folder(config.server.data_dir)
-        keeper = load_keeper(config.profile, config.server.data_dir)
+        camera = dataclasses.replace(config.camera, spec=args.camera or config.camera.spec)
+        keeper = load_keeper(config.profile, config.server.data_dir, fallback=demo_profile(camera))
         runtime = build_runtime(config, data_dir=config.server.data_dir, camera=args.camera,
                                 keeper=keeper)
         app = create_app({"DATA_DIR": str(config.server.data_dir), "TABLE": runtime.table,

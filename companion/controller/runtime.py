@@ -19,6 +19,7 @@ from typing import Any
 from companion.controller.advisor import TableAdvisor
 from companion.controller.calibrate import ProfileKeeper
 from companion.controller.camera_loop import CameraLoop
+from companion.controller.demo import DemoDirector
 from companion.controller.errors import StoreError
 from companion.controller.learning import DiceLearning
 from companion.controller.lights import TableLights
@@ -40,6 +41,7 @@ class Runtime:
     lights: TableLights | None = None
     buttons: Any = None
     calibration: ProfileKeeper | None = None
+    demo: DemoDirector | None = None  # the demo game moving the replay camera
 
     def start(self) -> None:
         advisor = self.table.advisor
@@ -49,6 +51,8 @@ class Runtime:
         if self.lights is not None:
             self.lights.update(self.table.state())
             self.lights.start()
+        if self.demo is not None:
+            self.demo.update(self.table.state())  # a game resumed waiting for a roll
         if self.camera_loop is not None:
             self.camera_loop.start()
 
@@ -107,6 +111,33 @@ def open_camera_loop(table: Table, camera_config: Any, keeper: ProfileKeeper) ->
     return loop
 
 
+def follow_demo(table: Table, loop: CameraLoop) -> DemoDirector | None:
+    """The demo game moving the loop's replay camera as the game goes (None when the demo's
+    files cannot be read: the camera loop then reports the camera as not working)."""
+    from companion.demo import DemoError, load_demo
+
+    try:
+        demo = load_demo()
+    except DemoError as err:
+        log.error("%s", err)
+        return None
+    director = DemoDirector(demo, table, lambda: loop.camera)
+    table.subscribe(director.update)
+    return director
+
+
+def demo_profile(camera_config: Any) -> Path | None:
+    """The demo table's calibration profile when the camera plays the demo game."""
+    from companion.demo import DemoError, load_demo
+
+    if not camera_config.is_demo:
+        return None
+    try:
+        return load_demo().profile
+    except DemoError:
+        return None
+
+
 def camera_settings(profile: Any) -> dict[str, Any] | None:
     """Locked exposure/gain/white balance and the lens position from the profile (Picamera2
     names), or None = automatic."""
@@ -129,13 +160,17 @@ def open_lights(table: Table, led_config: Any, profile: Any = None) -> TableLigh
     return lights
 
 
-def load_keeper(path: str | Path | None, data_dir: Path) -> ProfileKeeper:
-    """The profile at `path` (or the one the wizard saved in the data folder, or the default)."""
+def load_keeper(path: str | Path | None, data_dir: Path, *,
+                fallback: Path | None = None) -> ProfileKeeper:
+    """The profile at `path`, or the one the wizard saved in the data folder, or the one at
+    `fallback` (the demo table's), or the default; the wizard saves to the data folder."""
     from calibration.profile import default_profile, load_profile
 
     where = Path(path) if path else Path(data_dir) / "profile"
     if path or where.exists():
         return ProfileKeeper(load_profile(where), where)
+    if fallback is not None:
+        return ProfileKeeper(load_profile(fallback), where)
     return ProfileKeeper(default_profile(), where)
 
 
@@ -213,6 +248,8 @@ def build_runtime(config: Any, *, data_dir: Path, camera: str | None, keeper: Pr
     if camera_config.spec != "none":
         runtime.camera_loop = open_camera_loop(table, camera_config, keeper)
         runtime.calibration = keeper
+        if runtime.camera_loop is not None and camera_config.is_demo:
+            runtime.demo = follow_demo(table, runtime.camera_loop)
     if config.leds.backend != "none":
         try:
             runtime.lights = open_lights(table, config.leds, keeper.profile)

@@ -5,7 +5,7 @@ from typing import Any
 
 from hardware.camera.base import Camera, CameraSpecError
 
-SPEC_HELP = '"picamera", "usb:N", "replay" (bundled samples), "replay:DIR" or "replay:FILE,FILE..."'
+SPEC_HELP = '"picamera", "usb:N", "replay" (the demo game), "replay:DIR" or "replay:FILE,FILE..."'
 
 
 def parse_spec(spec: str) -> tuple[str, Any]:
@@ -35,7 +35,8 @@ def open_camera(spec: str, **opts: Any) -> Camera:
     picamera: size=(w, h), settings={ExposureTime, AnalogueGain, ColourGains, LensPosition},
               settle_seconds, camera_num, picamera2_class, clock
     usb:N:    size=(w, h) or None, capture_factory
-    replay:   paths (overrides the spec's), hold, transition, size, loop, clock
+    replay:   paths (overrides the spec's; none: the bundled sample photos, while the table's
+              configuration gives the demo game's frames), hold, transition, size, loop, clock
     """
     kind, arg = parse_spec(spec)
     if kind == "picamera":

@@ -7,6 +7,7 @@ nothing sleeps. `hold=None` waits on `next_photo()` from the app instead.
 """
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
@@ -112,30 +113,46 @@ class ReplayCamera(Camera):
         self._cache: dict[int, np.ndarray] = {}
         self._index = 0
         self._shown_from = clock()
+        self._next: tuple[int, float] | None = None  # (photo, when) of a move asked for
+        self._lock = threading.Lock()  # the app moves the photo while the camera loop reads
 
     @property
     def index(self) -> int:
         """Index (into `paths`) of the photo being shown or moved towards now."""
-        self._advance(self._clock())
-        return self._index
+        with self._lock:
+            self._advance(self._clock())
+            return self._index
 
     def next_photo(self) -> None:
         """Start the move to the next photo now (the app's "roll again")."""
-        self._advance(self._clock())
-        self._step()
-        self._shown_from = self._clock()
+        with self._lock:
+            self._advance(self._clock())
+            self._step()
+            self._shown_from = self._clock()
+
+    def show(self, index: int, *, after: float = 0.0) -> None:
+        """Move to photo `index` (the same one again included) in `after` seconds, the
+        time a player takes to throw: the photo shown stays still until then."""
+        if not 0 <= index < len(self.paths):
+            raise CameraSpecError(f"replay: no photo {index}; there are {len(self.paths)}")
+        with self._lock:
+            self._next = (index, self._clock() + max(0.0, after))
 
     def is_moving(self) -> bool:
         """True while the transition frames are being shown."""
-        now = self._clock()
-        self._advance(now)
-        return now - self._shown_from < self.transition
+        with self._lock:
+            now = self._clock()
+            self._advance(now)
+            return now - self._shown_from < self.transition
 
     def _step(self) -> None:
         last = len(self.paths) - 1
         self._index = 0 if self._index >= last and self.loop else min(self._index + 1, last)
 
     def _advance(self, now: float) -> None:
+        if self._next is not None and now >= self._next[1]:
+            self._index, self._shown_from = self._next
+            self._next = None
         if self.hold is None:
             return
         period = self.transition + self.hold
@@ -146,10 +163,12 @@ class ReplayCamera(Camera):
             self._shown_from += period
 
     def _read(self) -> np.ndarray:
-        now = self._clock()
-        self._advance(now)
-        photo = self._photo(self._index)
-        progress = (now - self._shown_from) / self.transition if self.transition else 1.0
+        with self._lock:
+            now = self._clock()
+            self._advance(now)
+            index, shown_from = self._index, self._shown_from
+        photo = self._photo(index)
+        progress = (now - shown_from) / self.transition if self.transition else 1.0
         if progress >= 1.0:
             return photo.copy()
         return self._moving(photo, progress)

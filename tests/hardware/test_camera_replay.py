@@ -147,3 +147,22 @@ def test_frames_keep_one_size_like_a_real_camera(tmp_path, make_photo, clock):
     clock.now = 100.0 + 1.5 + 0.5  # photo 2, settled
     frame = cam.read()
     assert frame[24, 32, 0] == 200 and frame[24, 2, 0] == 0  # scaled to 48x48 in the middle, padded
+
+
+def test_show_moves_to_the_photo_asked_for_once_the_player_has_thrown(photos, clock):
+    cam = ReplayCamera(photos, hold=None, transition=0.4, clock=clock)
+    clock.advance(1.0)
+    assert cam.read()[20, 40, 0] == 60
+    cam.show(2, after=1.5)
+    clock.advance(1.0)  # still throwing: the tray is as it was
+    assert cam.read()[20, 40, 0] == 60 and not cam.is_moving() and cam.index == 0
+    clock.advance(0.5)
+    assert cam.index == 2 and cam.is_moving()
+    clock.advance(0.4)
+    assert cam.read()[20, 40, 0] == 180 and not cam.is_moving()
+    clock.advance(10.0)  # held until asked again
+    assert cam.index == 2
+    cam.show(2)  # the same photo again is a new throw: it moves again
+    assert cam.is_moving() and cam.read()[20, 40, 0] != 180
+    with pytest.raises(CameraSpecError, match="no photo 3"):
+        cam.show(3)

@@ -20,7 +20,7 @@ def test_doctor_runs_on_a_laptop_and_says_it_is_not_a_pi(capsys, monkeypatch, tm
     out = capsys.readouterr().out
     assert status in (0, 1)  # 1 only when something here needs fixing
     assert "not a Raspberry Pi" in out and "System: 64-bit" in out
-    assert "Camera: the sample-photo replay" in out and "Address: " in out
+    assert "Camera: the demo game" in out and "Address: " in out
     lines = [line for line in out.splitlines() if line.startswith("  ")]
     assert len(lines) >= 9 and all(line[2:6] in ("ok  ", "FIX ", "--  ") for line in lines)
 

@@ -1,6 +1,6 @@
-"""scripts/docs_images.py, which makes the README's pictures, still works: the staged game's
+"""scripts/docs_images.py, which makes the README's pictures, still works: the demo game's
 roll is read by the camera and played, the phone page is photographed in headless Chromium,
-and `dragon-farkle read --overlay` draws on the sample photo."""
+and `dragon-farkle read --overlay` draws on the demo's frame."""
 from __future__ import annotations
 
 import os
@@ -36,8 +36,10 @@ def test_the_phone_page_picture(tmp_path):
 def test_the_camera_read_picture(tmp_path):
     done = make(tmp_path, "camera")
     assert done.returncode == 0, done.stderr[-2000:]
+    from companion.demo import load_demo
+
     picture = cv2.imread(str(tmp_path / "camera-read.png"))
-    photo = cv2.imread(str(Path(__file__).resolve().parents[2] / "vision/samples/byler-2019-12-08"
-                           / "images/IMG_20191208_111328.jpg"))
+    demo = load_demo()
+    photo = cv2.imread(str(demo.folder / demo.rolls[5].frame))
     assert picture.shape == photo.shape
     assert (cv2.absdiff(picture, photo).max(axis=2) > 60).mean() > 0.005  # the boxes and labels
