@@ -124,3 +124,28 @@ def test_the_record_page_names_every_checkpoint_key_and_phase():
     documented = set(re.findall(r"^\| `(\w+)` \|", table, flags=re.MULTILINE))
     assert documented == set(checkpoint(new_game({"players": ["A", "B"]})))
     assert all(f"`{phase.value}`" in table for phase in Phase)
+
+
+CONFLICT = re.compile(r"^(<{7} |>{7} |={7}$)", re.MULTILINE)
+TOP = (*PACKAGES, "docs", "tests", "benchmarks", "scripts", ".ci")
+
+
+def conflict_markers(text: str) -> list[str]:
+    """The lines a merge left unresolved (`<<<<<<< ours`, `=======`, `>>>>>>> theirs`)."""
+    return [m.group(0) for m in CONFLICT.finditer(text)]
+
+
+def test_no_merge_left_conflict_markers():
+    files = [REPO / "README.md", REPO / "pyproject.toml",
+             *(p for top in TOP if (REPO / top).is_dir() for p in (REPO / top).rglob("*")
+               if p.is_file() and (p.suffix in TEXT or p.parent.name == "scripts"))]
+    found = [f"{p.relative_to(REPO)}: {m}" for p in files
+             for m in conflict_markers(p.read_text(errors="replace"))]
+    assert not found, found
+
+
+def test_the_conflict_check_finds_markers():
+    text = "a\n<<<<<<< HEAD\nb\n=======\nc\n>>>>>>> split\n"
+    assert len(conflict_markers(text)) == 3
+    assert conflict_markers("a heading\n=======\n") == ["======="]  # setext: not used here
+    assert conflict_markers("code: x ======= y\n") == []
