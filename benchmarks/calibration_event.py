@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/calibration_event.py [--frames 300] [--seed 1]
 
 - Event die (synthetic frames only: no public photos exist): faces learned by
-  calibration.procedures.learn_event from 3 frames per face, then read from N other
+  calibration.event_die.learn_event from 3 frames per face, then read from N other
   frames (random place, size, rotation, light, noise; real photos as backgrounds when
   ../shared/data/dice is there). Right / not recognised / wrong / wrong with
   confidence >= 0.9, and pip dice wrongly taken for the Event die.
@@ -26,7 +26,8 @@ import numpy as np
 
 import calibration
 import vision
-from calibration.procedures import learn_color, learn_event
+from calibration.event_die import learn_event
+from calibration.procedures import learn_color
 from calibration.profile import ColorModel, Profile
 from vision.color import body_pixels, die_color
 from vision.event import event_face

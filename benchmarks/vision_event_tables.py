@@ -154,7 +154,8 @@ def load(cache: Path, k: int, scene: Any, frames: list[tuple[str, list[Any]]]
 def calibrate(frames: dict[str, tuple[np.ndarray, list[dict]]]) -> tuple[Any, list[str], str]:
     """(profile, what could not be calibrated, the Event-die verdict) through the real
     calibration code, one part at a time so a failing part leaves the others."""
-    from calibration.procedures import CalibrationError, build_profile, event_boxes
+    from calibration.event_die import event_boxes
+    from calibration.procedures import CalibrationError, build_profile
 
     profile, failed = build_profile(), []
     parts: list[tuple[str, dict]] = [("tray", {"tray": frames["tray"][0]})]

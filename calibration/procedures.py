@@ -3,7 +3,8 @@
 - `learn_tray(frame)`: the tray floor as a polygon, and a rotation guess.
 - `learn_color(frame)`: one player's dice colour from a frame of their dice
   (`learn_dice`: the same and each die's side in pixels).
-- `learn_event(frames_by_face)`: the Event die's body colour and face templates.
+- `learn_event(frames_by_face)` (in `calibration/event_die.py`): the Event die's body
+  colour and face templates.
 - `build_profile(...)`: all of it into a `Profile`, with the dice's size in the picture
   (`measure_die_side`, from the players' frames) so the reader can scale frames to it.
 
@@ -20,9 +21,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from calibration.profile import EVENT_FACES, ColorModel, EventDie, Profile, default_profile
+from calibration.profile import ColorModel, Profile, default_profile
 from vision.color import body_color, body_pixels
-from vision.event import face_template
 
 Box = tuple[float, float, float, float]
 MIN_DIE_SIDE = 12.0  # frame pixels: below this a die's pips cannot be read
@@ -286,151 +286,6 @@ def die_side_advice(side: float | None) -> str | None:
             f"closer to the tray, then measure the dice again.")
 
 
-def event_boxes(frames: Mapping[str, Sequence[np.ndarray]], *,
-                die_side: float | None = None) -> dict[str, list[Box]]:
-    """The Event die's top face square (x, y, side, side) in every frame: of the dice
-    found, the one whose colour recurs.
-
-    Frames should show the Event die alone, but a stray die, a dark corner or the tray's
-    wall must not be learned: the body colour seen on a die-like thing in the most frames
-    wins, and each frame gives its most die-like thing of that colour. Dice are found by
-    the reader's detector (at the players' dice size, `die_side`, when measured) and by
-    colour segmentation, so a die that looks like the felt is still found.
-    """
-    side = die_side or _event_die_side(frames)
-    cands: list[tuple[str, int, Box, np.ndarray, float]] = []
-    for face, imgs in frames.items():
-        for i, img in enumerate(imgs):
-            found = face_boxes(img, side)
-            likely = _die_likeness(img, found)
-            for b, p in zip(found, likely):
-                c = body_color(img, b)
-                if c is not None:
-                    cands.append((face, i, b, c, p))
-    if not cands:
-        raise CalibrationError("no die found in the Event-die frames: put only the Event die "
-                               "in the tray, apart from anything else")
-
-    def dist(a: np.ndarray, b: np.ndarray) -> float:
-        # Lightness varies with the light, and a glossy dark die's top face mirrors a
-        # lamp where it lies under one (rendered: lightness 60 to 230 on one black die).
-        return float(np.linalg.norm((a - b) * (0.1, 1.0, 1.0)))
-
-    def support(colour: np.ndarray) -> tuple[int, float]:
-        near = [(f, i, p) for f, i, _, c, p in cands if dist(c, colour) < 25 and p >= 0.5]
-        best: dict[tuple[str, int], float] = {}
-        for f, i, p in near:
-            best[(f, i)] = max(p, best.get((f, i), 0.0))
-        return len(best), sum(best.values())
-    consensus = max(cands, key=lambda c: (support(c[3]), c[4]))[3]
-    out: dict[str, list[Box]] = {}
-    for face, imgs in frames.items():
-        for i in range(len(imgs)):
-            mine = [(p, -dist(c, consensus), b) for f, j, b, c, p in cands
-                    if (f, j) == (face, i) and dist(c, consensus) <= 40]
-            if not mine:
-                raise CalibrationError(f"the Event die was not found in {face} frame {i + 1}: "
-                                       "put only the Event die in the tray, showing that face")
-            box = max(mine, key=lambda m: m[:2])[2]
-            out.setdefault(face, []).append(_top_face(imgs[i], box, side))
-    return out
-
-
-def _top_face(frame: np.ndarray, box: Box, side: float | None) -> Box:
-    """The top face square of the die in `box`: the square round its body-coloured top,
-    unless that is under 0.8 of the measured die `side` (0.65 of the box when not
-    measured). A detector's or a blob's box can take in the die's sides and shadow, and a
-    learned view must be the face alone; a glossy top that mirrors a lamp breaks up its
-    colour into a smaller square, and then the box stays."""
-    from vision.event import face_squares
-
-    body = body_color(frame, box)
-    if body is None:
-        return box
-    cx, cy, s = face_squares(frame, box, body)[-1]
-    if s < (0.8 * side if side else 0.65 * box[2]):
-        return box
-    return (cx - s / 2, cy - s / 2, s, s)
-
-
-def face_boxes(frame: np.ndarray, side: float | None) -> list[Box]:
-    """Top face squares (x, y, s, s) of the dice in a calibration frame: the detector's
-    candidates, looked for over the whole frame and at the scale that shows a `side` px
-    die as the detector likes it (a die by the tray's wall can be missed at one of them),
-    and the colour blobs no candidate lies on (their middle, `side` wide)."""
-    from vision.detect import DET_SIDE, DieDetector
-    from vision.onnxnets import model_dir
-
-    out: list[Box] = []
-
-    def add(cx: float, cy: float, s: float) -> None:
-        if not any(abs(cx - o[0] - o[2] / 2) < 0.5 * max(s, o[2])
-                   and abs(cy - o[1] - o[3] / 2) < 0.5 * max(s, o[2]) for o in out):
-            out.append((cx - s / 2, cy - s / 2, s, s))
-    try:
-        detector = DieDetector(model_dir() / "detector.onnx")
-        for scale in ([DET_SIDE / side] if side else []) + [None]:
-            for c in detector.detect(frame, scale=scale):
-                add(c.center[0], c.center[1], c.side)
-    except FileNotFoundError:  # detector not installed: the colour blobs will do
-        pass
-    for b in segment_dice(frame):
-        x, y, w, h = refine_box(frame, b)
-        add(x + w / 2, y + h / 2, side or 0.85 * min(w, h))
-    return out
-
-
-def _die_likeness(frame: np.ndarray, boxes: Sequence[Box]) -> list[float]:
-    """How likely each face square is a die, by the reader's face classifier (1 - P(not a
-    die)); 1.0 for every box when the classifier is not installed."""
-    if not boxes:
-        return []
-    try:
-        from vision.faces import FaceReader
-
-        reads = FaceReader(paint=False).read(frame, [(x + w / 2, y + h / 2) for x, y, w, h in boxes],
-                                             [(w + h) / 2 for _, _, w, h in boxes])
-    except FileNotFoundError:
-        return [1.0] * len(boxes)
-    return [r.die_probability for r in reads]
-
-
-def _event_die_side(frames: Mapping[str, Sequence[np.ndarray]]) -> float | None:
-    """The Event die's side (frame pixels) as the reader's networks measure it in the
-    frames (detector_die_side), else from the colour blobs; None when neither finds it."""
-    sides = [s for imgs in frames.values() for img in imgs[:1]
-             if (s := detector_die_side(img)) is not None]
-    if not sides:
-        sides = [s for imgs in frames.values() for img in imgs[:1]
-                 for s in die_sides(img, segment_dice(img))]
-    return float(np.median(sides)) if sides else None
-
-
-def learn_event(frames: Mapping[str, Sequence[np.ndarray]],
-                boxes: Mapping[str, Sequence[Box]] | None = None, *,
-                die_side: float | None = None) -> EventDie:
-    """The Event die from a few frames of each face {"blank": [...], "dragon": [...], "rally": [...]}.
-
-    Each frame shows the Event die alone (or give its top face square per frame in
-    `boxes`). die_side: the players' dice side in pixels, when measured (the Event die
-    is found at that scale).
-    """
-    missing = [f for f in EVENT_FACES if not frames.get(f)]
-    if missing:
-        raise CalibrationError(f"need at least one frame of each Event-die face; missing: "
-                               f"{', '.join(missing)}")
-    unknown = sorted(set(frames) - set(EVENT_FACES))
-    if unknown:
-        raise CalibrationError(f"unknown Event-die face {unknown[0]!r}: use blank, dragon or rally")
-    boxes = boxes or event_boxes(frames, die_side=die_side)
-    found = [(face, img, boxes[face][i]) for face, imgs in frames.items()
-             for i, img in enumerate(imgs)]
-    pixels = np.vstack([body_pixels(img, box) for _, img, box in found])
-    body = ColorModel.from_pixels(pixels)
-    templates = tuple(face_template(img, box, face) for face, img, box in found)
-    return EventDie(body, templates)
-
-
 def build_profile(*, base: Profile | None = None, tray: np.ndarray | None = None,
                   rotation: int | None = None, players: Mapping[str, np.ndarray] | None = None,
                   event: Mapping[str, Sequence[np.ndarray]] | None = None) -> Profile:
@@ -452,5 +307,7 @@ def build_profile(*, base: Profile | None = None, tray: np.ndarray | None = None
             sides += found
         profile = replace(profile, colors=colors, die_side=measure_die_side(sides))
     if event:
+        from calibration.event_die import learn_event  # it uses this module's helpers
+
         profile = replace(profile, event=learn_event(event, die_side=profile.die_side))
     return profile

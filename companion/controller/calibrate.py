@@ -106,7 +106,7 @@ class ProfileKeeper:
 
     def capture_event(self, frame: Any, face: Any) -> dict[str, Any]:
         """Keep a picture of one Event-die face; once every face has one, learn the die."""
-        from calibration.procedures import learn_event
+        from calibration.event_die import learn_event
         from calibration.profile import EVENT_FACES
 
         if face not in EVENT_FACES:

@@ -8,12 +8,11 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration.event_die import event_boxes, learn_event
 from calibration.procedures import (
     CalibrationError,
     build_profile,
-    event_boxes,
     learn_color,
-    learn_event,
     learn_tray,
     segment_dice,
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calibration.procedures import learn_event
+from calibration.event_die import learn_event
 from calibration.profile import ColorModel, Profile, default_profile
 from vision.color import body_pixels
 from vision.event import event_face
