@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from companion.controller.errors import TableError
+from companion.rules.engine import FIELDS
+from companion.rules.state import EVENT_FACES, Action
 
 NAME_MAX = 24  # a player's name: fits a phone's row and the LED legend
 CARD_MAX = 40  # a card's name as printed ("Lucky Dragon's Tooth" is 20)
@@ -21,16 +23,10 @@ COMMENT_MAX = 200
 SOLDIERS_MAX = 50_000  # an army, an adjustment or a Soldier-table value (the Keep is at 5,000)
 SETUP_KEYS = ("players", "armies", "companions", "items", "in_keep", "colors", "table",
               "dragon_health")
-STEP_KINDS = ("use", "adjust", "keep", "new_companion", "set_aside", "action", "roll")
-KIND_FIELDS: dict[str, frozenset[str]] = {  # as companion.rules.engine.FIELDS
-    "use": frozenset({"use", "roll", "predict", "die"}),
-    "adjust": frozenset({"adjust", "card", "amount", "from", "to", "die", "roll", "item"}),
-    "keep": frozenset({"keep"}),
-    "new_companion": frozenset({"new_companion"}),
-    "set_aside": frozenset({"set_aside", "rally", "card"}),
-    "action": frozenset({"action", "target"}),
-    "roll": frozenset({"roll", "event"}),
-}
+# The kinds of step and the fields each may carry are the engine's (its order decides a
+# step's kind: a card use or an adjustment may carry a "roll" of one die).
+STEP_KINDS = tuple(FIELDS)
+KIND_FIELDS: dict[str, frozenset[str]] = {kind: frozenset(f) for kind, f in FIELDS.items()}
 COMMON = frozenset({"player", "comment"})
 # The fields each adjustment and card use reads (companion/rules/adjust.py, cards.py):
 # anything else would be stored and shown but mean nothing, so it is refused.
@@ -53,8 +49,7 @@ USE_FIELDS: dict[str, frozenset[str]] = {
 KIND_WORDS = {"use": "card use", "adjust": "adjustment", "keep": "choice of Magic Items",
               "new_companion": "new Companion", "set_aside": "set-aside", "action": "action",
               "roll": "roll"}
-ACTIONS = ("recruit", "brawl", "final_battle", "roll", "stop")
-EVENT_FACES = ("blank", "dragon", "rally")
+ACTIONS = (*(a.value for a in Action), "roll", "stop")  # the engine's, and a turn's own two
 # Characters that show nothing but are letters to Unicode (Hangul fillers, the
 # combining grapheme joiner, the Braille blank): as invisible as a zero-width space.
 INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u034f\u2800\u180e")
@@ -119,8 +114,8 @@ def check_settings(changes: Any, known: Mapping[str, Any]) -> dict[str, bool]:
 
 
 def step_kind(step: dict[str, Any]) -> str | None:
-    """Which kind of step this is: the first of STEP_KINDS it has (the engine's order:
-    a card use or an adjustment may carry a "roll" of one die)."""
+    """Which kind of step this is: the first of STEP_KINDS it has, as the engine decides;
+    None for none (the engine's `step_kind` raises instead)."""
     return next((k for k in STEP_KINDS if k in step), None)
 
 
