@@ -28,15 +28,9 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # before numpy / onnxruntime load
 
+from rules_speed import pin_one_core  # this folder is on the path when run
+
 PUBLISHED = {"Raspberry Pi 4": 1477.83, "Raspberry Pi 5": 2737.49}  # sysbench events/s, 1 thread
-
-
-def pin_one_core() -> str:
-    if hasattr(os, "sched_setaffinity"):
-        core = min(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {core})
-        return f"pinned to core {core}"
-    return "not pinned (no sched_setaffinity)"
 
 
 def stats(ms: list[float]) -> str:
