@@ -58,6 +58,19 @@ def test_share_subset_is_fixed_by_name():
     assert 0.72 < np.mean([data.hash_share(n) < 0.75 for n in names]) < 0.78
 
 
+def test_balance_draws_small_sets_as_often_as_big_ones_and_noise_frames_as_before():
+    sets = ["rune55"] * 900 + ["byler"] * 100 + ["garbage"] * 40
+    natural = data.set_weights(sets, 1.0)
+    assert np.allclose(natural, 1 / len(sets))  # power 1: every photo alike, as uniform draws
+    even = data.set_weights(sets, 0.0)
+    assert np.isclose(even.sum(), 1.0)
+    rune, byler, noise = even[:900].sum(), even[900:1000].sum(), even[1000:].sum()
+    assert np.isclose(rune, byler) and np.isclose(noise, 40 / len(sets))
+    assert np.allclose(even[:900], even[0]) and np.allclose(even[900:1000], even[900])
+    half = data.set_weights(sets, 0.5)  # in between: byler's share grows, but less
+    assert 100 / 1040 < half[900:1000].sum() < byler
+
+
 def test_dark_dice_are_sampled_more_often():
     img = np.full((100, 200, 3), 230, np.uint8)
     img[30:70, 20:60] = 25  # a black die at (40, 50); a white one at (140, 50)

@@ -165,6 +165,22 @@ def load_crops(root: Path, hold_out: tuple[str, ...] = ()) -> list[Crop]:
     return crops
 
 
+def set_weights(sets: list[str], power: float) -> np.ndarray:
+    """Sampling weights (summing to 1) of items that belong to the photo sets `sets` (one
+    name per item): each set's share of the draws is proportional to its size raised to
+    `power` (1: every item alike, as drawn uniformly; 0: every set alike, so a set of 100
+    photos is drawn as often as one of 900 and a big set no longer drowns the small
+    ones), spread evenly over its items. The pure-noise frames ("garbage") keep their
+    natural share."""
+    names, index, counts = np.unique(np.asarray(sets, dtype=object).astype(str),
+                                     return_inverse=True, return_counts=True)
+    garbage = names == "garbage"
+    mass = np.where(garbage, 0.0, counts.astype(np.float64) ** power)
+    rest = 1.0 - counts[garbage].sum() / len(sets)
+    share = np.where(garbage, counts / len(sets), rest * mass / max(mass.sum(), 1e-12))
+    return (share / counts)[index]
+
+
 def dark_weights(pool: list[tuple[np.ndarray, np.ndarray]], dice: np.ndarray, weight: float
                  ) -> np.ndarray:
     """Cumulative sampling weights of the dice `dice` ((image, label) index pairs into

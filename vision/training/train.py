@@ -139,14 +139,27 @@ def pool_of(photos: list[data.Photo], rng: np.random.Generator, copies: int = 1,
     return pool
 
 
+BALANCE = [1.0]  # photo sets' draw shares go as their size to this power (--balance)
+
+
+def pool_weights(pool: list[tuple]) -> np.ndarray | None:
+    """Each pool item's chance to be drawn: None (uniform), or with --balance below 1
+    weighted so that small photo sets are drawn more often (data.set_weights)."""
+    if BALANCE[0] == 1:
+        return None
+    return data.set_weights([item[0].set for item in pool], BALANCE[0])
+
+
 def train_detector(pool: list[tuple], steps: int, rng: np.random.Generator) -> Detector:
     net = Detector()
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
+    weights = pool_weights(pool)
     t0 = time.time()
     for step in range(steps):
         imgs, tgts = [], []
-        for i in rng.integers(0, len(pool), 12):
+        for i in (rng.integers(0, len(pool), 12) if weights is None
+                  else rng.choice(len(pool), 12, p=weights)):
             p, img, labels = pool[i]
             out, lab, ign = det_sample(p, img, labels, rng)
             imgs.append(out)
@@ -276,6 +289,10 @@ def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
         w = np.diff(cum, prepend=0)
         print(f"dark dice: {int(np.sum(~np.isclose(w, w.min() if dark > 1 else w.max())))}"
               f" of {len(dice)}")
+    if BALANCE[0] != 1:  # each set's dice drawn by its share, dark ones still `dark` times
+        w = data.set_weights([pool[i][0].set for i, _ in dice], BALANCE[0])
+        w *= np.diff(cum, prepend=0) * len(dice) if cum is not None else 1.0
+        cum = np.cumsum(w) / w.sum()
     t0 = time.time()
     for step in range(steps):
         batch = [face_sample(pool, dice, negatives, rng, positives, cum, crops)
@@ -404,11 +421,18 @@ def main() -> None:
     ap.add_argument("--crop-share", type=float, default=0.0,
                     help="share of the classifier's dice taken from the single-die crop sets "
                          "(../dice-crops beside --data)")
+    ap.add_argument("--balance", type=float, default=1.0,
+                    help="draw each photo set as often as its size to this power (1: every "
+                         "photo alike; 0: every set alike, so the renders and the big rune55 "
+                         "sets do not drown byler's and matteop65's photos)")
     ap.add_argument("--synth-copies", type=int, default=1,
                     help="copies of each photo with synthetic dice pasted in")
     ap.add_argument("--solid-synth", action="store_true",
                     help="synthetic dice with side faces, glints and translucent bodies")
     args = ap.parse_args()
+    if not 0 <= args.balance <= 1:
+        ap.error("--balance must be between 0 and 1")
+    BALANCE[0] = args.balance
     SWAP[0] = args.colour_swap
     NEW_BG[0] = args.new_background
     CROPS[0] = args.crop_share
@@ -458,7 +482,7 @@ def main() -> None:
             "extra_sets": [str(p) for p in args.extra_set], "colour_swap": args.colour_swap,
             "synth_copies": args.synth_copies, "solid_synth": args.solid_synth,
             "hold_out": args.hold_out, "new_background": args.new_background,
-            "crop_share": args.crop_share}
+            "crop_share": args.crop_share, "balance": args.balance}
     (args.out / "train_meta.json").write_text(json.dumps(meta, indent=1))
 
 
