@@ -65,6 +65,20 @@ def rolls_line(t) -> str:
             f"{t.rolls_wrong} ({100 * t.rolls_wrong / n:.2f}%) of {t.images}")
 
 
+SWEEP = (0.6, 0.7, 0.8, 0.9, 0.95, 0.99)  # play thresholds the rolls are also scored at
+
+
+def sweep_line(t) -> str:
+    """The rolls at other play thresholds (Tally.rolls_at): right / asked / wrong, in
+    percent of the rolls, so the threshold can be chosen by the trade it makes."""
+    n = max(t.images, 1)
+    parts = []
+    for c in SWEEP:
+        right, asked, wrong = t.rolls_at(c)
+        parts.append(f"{c:g}: {100 * right / n:.1f}/{100 * asked / n:.1f}/{100 * wrong / n:.2f}")
+    return f"{'':<6}rolls right/asked/wrong % at play threshold  " + "  ".join(parts)
+
+
 def timed_read(frame: np.ndarray, labels: list[dict], profile=None):
     """The Tally of reading one frame (with `profile`, None: the default) against its
     labels, with the reading's wall-clock and CPU milliseconds."""
@@ -146,9 +160,11 @@ def main() -> int:
         print(_line(folder.name, everything))
         print(_asked_line(everything))
         print(rolls_line(everything))
+        print(sweep_line(everything))
         print(_line(f"  validation photos of {folder.name}", val))
         print(_asked_line(val))
         print(rolls_line(val))
+        print(sweep_line(val))
     return 0
 
 

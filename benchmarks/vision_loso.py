@@ -37,7 +37,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from vision_accuracy import _asked_line, _line, data_arguments, data_sets, rolls_line
+from vision_accuracy import _asked_line, _line, data_arguments, data_sets, rolls_line, sweep_line
 
 
 def read_set(folder: Path, models: Path, limit: int | None):
@@ -139,6 +139,7 @@ def main() -> int:
         print(_line(f"{folder.name} (held out)", t))
         print(_asked_line(t))
         print(rolls_line(t))
+        print(sweep_line(t))
         if events:
             print(f"{'':<6}read as the Event die: {events} in {event_photos} photos "
                   f"(left out of the scores: this set shows no Event die)")

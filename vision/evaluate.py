@@ -41,14 +41,25 @@ class Tally:
     rolls_right: int = 0  # played by the camera, every face right
     rolls_asked: int = 0  # asked on the phones
     rolls_wrong: int = 0  # played by the camera with a wrong face: the worst outcome
+    # Rolls the table could play at some threshold (as many dice read as are there, every
+    # one with a face, no warnings): (their least sure die's confidence, faces right).
+    playable: list[tuple[float, bool]] = field(default_factory=list)
     ms: list[float] = field(default_factory=list)
     cpu_ms: list[float] = field(default_factory=list)
+
+    def rolls_at(self, play_confidence: float) -> tuple[int, int, int]:
+        """(played right, asked, played wrong) had the table played dice read at least
+        `play_confidence` surely: how asking more trades against playing wrong."""
+        right = sum(ok for c, ok in self.playable if c >= play_confidence)
+        wrong = sum(not ok for c, ok in self.playable if c >= play_confidence)
+        return right, self.images - right - wrong, wrong
 
     def add(self, other: Tally) -> None:
         for k in ("labelled", "correct", "missed", "false", "wrong", "wrong_confident",
                   "unsure", "asked", "asked_wrong", "asked_wrong_offered", "offered", "asked_photos",
                   "images", "rolls_right", "rolls_asked", "rolls_wrong"):
             setattr(self, k, getattr(self, k) + getattr(other, k))
+        self.playable.extend(other.playable)
         self.ms.extend(other.ms)
         self.cpu_ms.extend(other.cpu_ms)
 
@@ -92,14 +103,27 @@ def roll_outcome(dice: list[Die] | tuple[Die, ...], labels: list[dict],
     face and at least `play_confidence` sure, and the reading has no warnings. A played
     roll is right when its faces (Soldier faces and the Event face, as a multiset: the
     rules do not care which die shows what) are the labelled ones."""
-    played = (len(dice) == len(labels) and not warnings
-              and all(d.value is not None and d.confidence >= play_confidence for d in dice))
-    if not played:
+    playable = least_sure(dice, labels, warnings)
+    if playable is None or playable < play_confidence:
         return "asked"
-    # Soldier faces are 1-6, the Event die's "blank", "dragon", "rally": as text they
-    # cannot be confused.
-    read = Counter(str(d.value) for d in dice)
-    return "right" if read == Counter(str(lab["value"]) for lab in labels) else "wrong"
+    return "right" if faces_right(dice, labels) else "wrong"
+
+
+def least_sure(dice: list[Die] | tuple[Die, ...], labels: list[dict],
+               warnings: tuple[Any, ...] | list[Any] = ()) -> float | None:
+    """The confidence of a roll's least sure die when the table could play the roll at
+    some threshold (as many dice read as are there, every one with a face, no warnings),
+    else None: the table asks whatever its threshold."""
+    if len(dice) != len(labels) or warnings or any(d.value is None for d in dice):
+        return None
+    return min((d.confidence for d in dice), default=1.0)
+
+
+def faces_right(dice: list[Die] | tuple[Die, ...], labels: list[dict]) -> bool:
+    """Whether the faces read are the labelled ones, as a multiset (the rules do not care
+    which die shows what). Soldier faces are 1-6, the Event die's "blank", "dragon",
+    "rally": as text they cannot be confused."""
+    return Counter(str(d.value) for d in dice) == Counter(str(lab["value"]) for lab in labels)
 
 
 def score(dice: list[Die] | tuple[Die, ...], labels: list[dict],
@@ -110,6 +134,9 @@ def score(dice: list[Die] | tuple[Die, ...], labels: list[dict],
     if warnings is not None:
         outcome = roll_outcome(dice, labels, warnings)
         setattr(t, f"rolls_{outcome}", 1)
+        least = least_sure(dice, labels, warnings)
+        if least is not None:
+            t.playable.append((least, faces_right(dice, labels)))
     pairs = match(dice, labels)
     t.missed = len(labels) - len(pairs)
     t.false = len(dice) - len(pairs)

@@ -105,6 +105,24 @@ def test_a_roll_is_played_right_asked_or_played_wrong():
     assert roll_outcome([right[0], _die(5, x=400), right[2]], labels) == "right"
 
 
+def test_rolls_at_other_play_thresholds_trade_asking_against_playing_wrong():
+    from vision.evaluate import Tally
+
+    labels = [{"value": v, "bbox": [x - 20, 0, 40, 40]} for v, x in ((3, 20), (5, 120))]
+    total = Tally()
+    for roll in ([_die(3, 0.97), _die(5, 0.7, x=120)],  # right, its least sure die 0.7
+                 [_die(3, 0.99), _die(6, 0.85, x=120)],  # wrong, least sure 0.85
+                 [_die(3, 0.99)],  # a die missed: asked at any threshold
+                 [_die(3, 0.5), _die(5, 0.99, x=120)]):  # right, but only below 0.6
+        total.add(score(roll, labels, ()))
+    assert (total.rolls_right, total.rolls_asked, total.rolls_wrong) == (1, 2, 1)
+    assert total.rolls_at(0.6) == (1, 2, 1)  # the table's own threshold: as counted
+    assert total.rolls_at(0.8) == (0, 3, 1)
+    assert total.rolls_at(0.9) == (0, 4, 0)
+    assert total.rolls_at(0.4) == (2, 1, 1)
+    assert score([_die(3)], labels[:1]).playable == []  # no warnings given: not a roll
+
+
 def test_score_counts_rolls_only_with_the_warnings_given():
     labels = [{"value": 4, "bbox": [0, 0, 40, 40]}]
     assert score([_die(4)], labels).rolls_right == 0
