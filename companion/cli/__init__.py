@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import sys
 from collections.abc import Sequence
 
 # One line per subcommand module in this package, in the order `--help` lists them.
@@ -44,4 +46,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    return int(args.func(args) or 0)
+    try:
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`dragon-farkle read *.jpg | head`): stop quietly, as
+        # other commands do, with no traceback; stdout is pointed at /dev/null so that
+        # Python's own flush at exit fails no more (the Python docs' recipe, "Note on
+        # SIGPIPE" in the signal module).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    return code

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import cv2
 
@@ -49,3 +51,14 @@ def test_bad_profile_is_a_clear_error(sample_paths, tmp_path, capsys):
     prof.write_text("{not json")
     assert main(["read", sample_paths[0], "--profile", str(prof)]) == 2
     assert "cannot load profile" in capsys.readouterr().err
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly(sample_paths):
+    # `dragon-farkle read *.jpg | head -1`: the pipe closes while photos are still read.
+    script = "import sys; from companion.cli import main; sys.exit(main(sys.argv[1:]))"
+    cmd = [sys.executable, "-c", script, "read", *sample_paths[:3]]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # before the first photo is read (loading the models takes longer)
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
