@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from companion.controller.interpret import Verdict
+from companion.controller.interpret import MIN_CONFIDENCE, Verdict
 from companion.controller.liveview import LiveView
 from companion.controller.marks import Locate, PhotoMarks, locate_die
 from companion.controller.played import Played
@@ -43,7 +43,7 @@ class TableBase:
         *,
         engine: Any = None,
         clock: Callable[[], float] = time.time,
-        min_confidence: float = 0.6,
+        min_confidence: float = MIN_CONFIDENCE,
         advisor: Any = None,
         photos: Any = None,
     ) -> None:
