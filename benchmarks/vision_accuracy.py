@@ -49,7 +49,9 @@ def _line(name: str, t) -> str:
 def _asked_line(t) -> str:
     """What the phones are asked: dice read below the table's threshold, and for those read
     wrong, how often the right face is among the choices offered for a tap."""
-    return (f"{'':<6}asked (read below 0.6) {t.asked} dice ({100 * t.asked / max(t.labelled, 1):.1f}%) "
+    from vision.evaluate import ASKED
+
+    return (f"{'':<6}asked (read below {ASKED:g}) {t.asked} dice ({100 * t.asked / max(t.labelled, 1):.1f}%) "
             f"in {t.asked_photos} of {t.images} photos, {t.asked - t.asked_wrong} of them read "
             f"right; the right face among the choices offered for {t.asked_wrong_offered} "
             f"of the {t.asked_wrong} read wrong (mean {t.offered / max(t.asked, 1):.1f} "

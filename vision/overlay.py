@@ -10,9 +10,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.types import Die, Reading
+from vision.types import PLAY_CONFIDENCE, Die, Reading
 
-LOW_CONFIDENCE = 0.6
+LOW_CONFIDENCE = PLAY_CONFIDENCE  # drawn orange, with "?": the dice the phones are asked about
 GREEN, ORANGE, MAGENTA, RED = (60, 200, 60), (0, 140, 255), (200, 60, 200), (40, 40, 230)
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 

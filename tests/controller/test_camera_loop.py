@@ -49,6 +49,23 @@ def test_unsure_read_asks_the_phones_and_changes_nothing(table, fakes, loop_for)
     assert state["pending"] is None and state["history"][-1]["evidence"]
 
 
+def test_the_table_plays_and_asks_at_the_readers_play_threshold(table, fakes, loop_for):
+    from vision.types import PLAY_CONFIDENCE
+
+    table.apply_step({"action": "recruit"})
+    before = table.position()
+    reader = fakes.Reader()
+    reader.next.append(fakes.reading([1, 2, 2, 4, 4, 5], "blank", conf=PLAY_CONFIDENCE - 0.01))
+    loop_for(table, ["settled"], reader).step()
+    assert table.position() == before and "low confidence" in table.state()["pending"]["reason"]
+    table.apply_step({"roll": [1, 2, 2, 4, 4, 5], "event": "blank"})
+    table.apply_step({"set_aside": [1]})
+    table.apply_step({"action": "roll"})
+    reader.next.append(fakes.reading([2, 3, 3, 4, 6], "dragon", conf=PLAY_CONFIDENCE))
+    loop_for(table, ["settled"], reader).step()
+    assert table.state()["history"][-1]["step"] == {"roll": [2, 3, 3, 4, 6], "event": "dragon"}
+
+
 def test_wrong_count_missing_event_wrong_colour_and_warnings_all_ask(table, fakes, loop_for):
     table.apply_step({"action": "recruit"})
     cases = [

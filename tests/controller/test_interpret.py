@@ -36,9 +36,11 @@ def test_two_event_dice_are_doubtful(fakes):
 
 
 def test_the_confidence_threshold_is_a_parameter(fakes):
-    reading = fakes.reading([1, 2, 3, 4, 5, 6], "blank", conf=0.7)
+    reading = fakes.reading([1, 2, 3, 4, 5, 6], "blank", conf=0.85)
     assert interpret(reading, expect()).kind == "apply"
-    assert interpret(reading, expect(), min_confidence=0.8).kind == "ask"
+    assert interpret(reading, expect(), min_confidence=0.9).kind == "ask"
+    unsure = fakes.reading([1, 2, 3, 4, 5, 6], "blank", conf=0.7)  # played at 0.6 before
+    assert interpret(unsure, expect()).kind == "ask"
 
 
 def test_a_set_aside_that_does_not_match_the_roll_asks(fakes):

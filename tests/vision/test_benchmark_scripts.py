@@ -31,10 +31,14 @@ def test_benchmark_prints_a_line_per_set(script, lines):
     assert len(rows) == lines, done.stdout
     assert any(r.startswith("byler-2019-12-08") for r in rows)
     if script == "vision_accuracy.py":  # what the phones are asked, after each line
-        asked = [r for r in done.stdout.splitlines() if "asked (read below 0.6)" in r]
+        from vision.evaluate import ASKED
+
+        asked = [r for r in done.stdout.splitlines() if f"asked (read below {ASKED:g})" in r]
         assert len(asked) == lines and all("choices a die)" in r for r in asked), done.stdout
         rolls = [r for r in done.stdout.splitlines() if "rolls: played right" in r]
         assert len(rolls) == lines, done.stdout
+        sweep = [r for r in done.stdout.splitlines() if "at play threshold  0.6: " in r]
+        assert len(sweep) == lines and all(" 0.99: " in r for r in sweep), done.stdout
 
 
 def test_wide_view_same_size_keeps_the_photo_size_and_shrinks_the_dice():
