@@ -15,8 +15,8 @@ process; numpy may use both cores).
 --as-kept learns only from what a table's photo log would hold: the training photos the
 --base reader was unsure of (a die below the table's play threshold,
 vision.types.PLAY_CONFIDENCE) or got wrong, labelled as the table labels them from the
-players' answer (vision.photolog.label_dice: the reader's own
-boxes; a photo with a die missed or one too many is not kept).
+players' answer (vision.photolog.label_dice: the reader's own boxes; a photo with a die
+missed or one too many is not kept).
 
 --marks SIDES (with --as-kept) has the players mark on the photo, as the phone page lets
 them, each die the camera missed with its face (a tap up to SIDES die sides off its
