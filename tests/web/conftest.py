@@ -2,7 +2,11 @@
 from __future__ import annotations
 
 import os
+import shutil
+import socket
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -55,6 +59,24 @@ def live_server(tmp_path, advisor_cache):
     yield f"http://127.0.0.1:{server.effective_port}", app
     stop(server, app)
     thread.join(timeout=5)
+
+
+@pytest.fixture
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now: for a `dragon-farkle serve`
+    started by a test."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def cli() -> list[str]:
+    """The `dragon-farkle` command of this Python: the script beside it, one on PATH, or
+    `python -m companion`."""
+    exe = Path(sys.executable).with_name("dragon-farkle")
+    found = str(exe) if exe.exists() else shutil.which("dragon-farkle")
+    return [found] if found else [sys.executable, "-m", "companion"]
 
 
 @pytest.fixture

@@ -6,28 +6,12 @@ import json
 import os
 import re
 import selectors
-import shutil
-import socket
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def command() -> list[str]:
-    exe = Path(sys.executable).with_name("dragon-farkle")
-    found = str(exe) if exe.exists() else shutil.which("dragon-farkle")
-    return [found] if found else [sys.executable, "-m", "companion"]
 
 
 def table_code(proc: subprocess.Popen, seen: list[str], within: float = 60.0) -> str:
@@ -45,13 +29,14 @@ def table_code(proc: subprocess.Popen, seen: list[str], within: float = 60.0) ->
     raise AssertionError("serve printed no table code:\n" + "".join(seen))
 
 
-def test_the_default_table_plays_the_demo_game_by_camera(tmp_path, phone, advisor_cache):
+def test_the_default_table_plays_the_demo_game_by_camera(tmp_path, phone, advisor_cache, cli,
+                                                       free_port):
     from playwright.sync_api import expect
 
     from companion.demo import load_demo
 
-    port, seen = free_port(), []
-    proc = subprocess.Popen([*command(), "serve", "--port", str(port), "--data",
+    port, seen = free_port, []
+    proc = subprocess.Popen([*cli, "serve", "--port", str(port), "--data",
                              str(tmp_path / "data")], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, cwd=tmp_path,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})

@@ -3,11 +3,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
-import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -20,21 +17,9 @@ PIN = "8642"
 VOLATILE = ("version", "boot", "camera")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def command() -> list[str]:
-    exe = Path(sys.executable).with_name("dragon-farkle")
-    found = str(exe) if exe.exists() else shutil.which("dragon-farkle")
-    return [found] if found else [sys.executable, "-m", "companion"]
-
-
-def start(data: Path, port: int, leds: str = "none") -> subprocess.Popen:
+def start(cli: list[str], data: Path, port: int, leds: str = "none") -> subprocess.Popen:
     proc = subprocess.Popen(
-        [*command(), "serve", "--camera", "none", "--leds", leds, "--host", "127.0.0.1",
+        [*cli, "serve", "--camera", "none", "--leds", leds, "--host", "127.0.0.1",
          "--port", str(port), "--data", str(data), "--pin", PIN],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=data.parent,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
@@ -80,9 +65,9 @@ class Phone:
 
 
 @pytest.mark.slow
-def test_sigkill_mid_turn_then_restart_resumes_exactly(tmp_path):
-    data, port = tmp_path / "data", free_port()
-    proc = start(data, port)
+def test_sigkill_mid_turn_then_restart_resumes_exactly(tmp_path, cli, free_port):
+    data, port = tmp_path / "data", free_port
+    proc = start(cli, data, port)
     try:
         phone = Phone(port)
         phone.call("/api/join", {"pin": PIN})
@@ -97,7 +82,7 @@ def test_sigkill_mid_turn_then_restart_resumes_exactly(tmp_path):
         proc.wait(timeout=10)
     assert proc.returncode == -signal.SIGKILL
 
-    proc = start(data, port)
+    proc = start(cli, data, port)
     try:
         after = phone.state()  # the same phone: its cookie (table code) is still good
         assert after == before and after["joined"] is True
@@ -120,11 +105,11 @@ BAD_REQUESTS = [  # issue 22: each of these answered 500, or was saved and broke
 
 
 @pytest.mark.slow
-def test_bad_requests_then_sigkill_then_restart_resumes_exactly(tmp_path):
+def test_bad_requests_then_sigkill_then_restart_resumes_exactly(tmp_path, cli, free_port):
     # with the LEDs listening, as on the Pi: a refused request stores nothing, so the
     # table killed after them starts again exactly where it was
-    data, port = tmp_path / "data", free_port()
-    proc = start(data, port, leds="fake")
+    data, port = tmp_path / "data", free_port
+    proc = start(cli, data, port, leds="fake")
     try:
         phone = Phone(port)
         phone.call("/api/join", {"pin": PIN})
@@ -140,7 +125,7 @@ def test_bad_requests_then_sigkill_then_restart_resumes_exactly(tmp_path):
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
-    proc = start(data, port, leds="fake")
+    proc = start(cli, data, port, leds="fake")
     try:
         assert phone.state() | {"advice": None} == before
     finally:
@@ -149,11 +134,11 @@ def test_bad_requests_then_sigkill_then_restart_resumes_exactly(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_damaged_database_is_a_message_and_the_table_starts_afresh(tmp_path):
-    data, port = tmp_path / "data", free_port()
+def test_a_damaged_database_is_a_message_and_the_table_starts_afresh(tmp_path, cli, free_port):
+    data, port = tmp_path / "data", free_port
     data.mkdir()
     (data / "games.sqlite3").write_bytes(b"\x00 scrambled by a power cut " * 500)
-    proc = start(data, port)
+    proc = start(cli, data, port)
     try:
         state = Phone(port).state()
         assert "was damaged" in state["notice"] and state["game"] is None
@@ -167,15 +152,16 @@ def test_a_damaged_database_is_a_message_and_the_table_starts_afresh(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_an_open_phone_page_carries_on_after_the_server_restarts(tmp_path, phone):
+def test_an_open_phone_page_carries_on_after_the_server_restarts(tmp_path, phone, cli,
+                                                                     free_port):
     # The Pi loses power mid-turn while the phones keep the page open: when it is back, the
     # page reconnects by itself, shows the game where it was and takes the next tap, with
     # no reload and no code typed again. Nothing the page was fetching when the table went
     # away is a script error.
     from playwright.sync_api import expect
 
-    data, port = tmp_path / "data", free_port()
-    proc = start(data, port)
+    data, port = tmp_path / "data", free_port
+    proc = start(cli, data, port)
     try:
         page = phone()
         errors: list[str] = []
@@ -193,7 +179,7 @@ def test_an_open_phone_page_carries_on_after_the_server_restarts(tmp_path, phone
     page.wait_for_timeout(1000)
     page.locator("nav button[data-tab=play]").tap()
 
-    proc = start(data, port)
+    proc = start(cli, data, port)
     try:
         expect(page.locator("#live")).to_have_class("live on", timeout=20_000)
         expect(page.locator("#who")).to_contain_text("Playing")
