@@ -129,14 +129,14 @@ def faces_right(dice: list[Die] | tuple[Die, ...], labels: list[dict]) -> bool:
 def score(dice: list[Die] | tuple[Die, ...], labels: list[dict],
           warnings: tuple[Any, ...] | list[Any] | None = None) -> Tally:
     """Tally of one photo's reading against its labels; with the reading's `warnings`
-    (None: not scored as a roll), the photo is also scored as one roll (roll_outcome)."""
+    (None: not scored as a roll), the photo is also scored as one roll (roll_outcome, at
+    the table's threshold; its least sure die kept for the other thresholds, rolls_at)."""
     t = Tally(labelled=len(labels), images=1)
     if warnings is not None:
-        outcome = roll_outcome(dice, labels, warnings)
-        setattr(t, f"rolls_{outcome}", 1)
         least = least_sure(dice, labels, warnings)
         if least is not None:
             t.playable.append((least, faces_right(dice, labels)))
+        t.rolls_right, t.rolls_asked, t.rolls_wrong = t.rolls_at(ASKED)
     pairs = match(dice, labels)
     t.missed = len(labels) - len(pairs)
     t.false = len(dice) - len(pairs)
