@@ -31,15 +31,23 @@ GENERIC_MAX_CONFIDENCE = 0.6
 Box = Sequence[float]
 
 
-def crop_box(frame: np.ndarray, box: Box, *, scale: float = 1.0) -> np.ndarray:
-    """The part of `frame` inside `box` (x, y, w, h), grown by `scale` about its centre, clipped."""
+def crop_bounds(frame: np.ndarray, box: Box, *, scale: float = 1.0
+                ) -> tuple[int, int, int, int]:
+    """(x0, y0, x1, y1): the pixels of `box` (x, y, w, h), grown by `scale` about its
+    centre, clipped to the frame (x1 >= x0, y1 >= y0)."""
     x, y, w, h = (float(v) for v in box)
     cx, cy = x + w / 2, y + h / 2
     w, h = w * scale, h * scale
     x0, y0 = max(0, round(cx - w / 2)), max(0, round(cy - h / 2))
     x1 = min(frame.shape[1], round(cx + w / 2))
     y1 = min(frame.shape[0], round(cy + h / 2))
-    return frame[y0:max(y0, y1), x0:max(x0, x1)]
+    return x0, y0, max(x0, x1), max(y0, y1)
+
+
+def crop_box(frame: np.ndarray, box: Box, *, scale: float = 1.0) -> np.ndarray:
+    """The part of `frame` inside `box` (x, y, w, h), grown by `scale` about its centre, clipped."""
+    x0, y0, x1, y1 = crop_bounds(frame, box, scale=scale)
+    return frame[y0:y1, x0:x1]
 
 
 def _quantile(values: np.ndarray, q: float) -> float:

@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from calibration.profile import EVENT_FACES, EventDie, FaceTemplate, Profile
-from vision.color import body_color, color_distance, crop_box
+from vision.color import body_color, color_distance, crop_bounds
 
 FACE = 24  # pixels of one face side in the compared maps
 CUT = 1.25  # the query is cut this many face sides wide (room for the shifts)
@@ -179,15 +179,14 @@ def face_squares(frame: np.ndarray, box: Sequence[float], body: np.ndarray
     box round a whole die, its sides and shadow)."""
     x, y, w, h = (float(v) for v in box)
     out = [(x + w / 2, y + h / 2, (w + h) / 2)]
-    crop = crop_box(frame, box, scale=1.05)
+    ox, oy, x1, y1 = crop_bounds(frame, box, scale=1.05)
+    crop = frame[oy:y1, ox:x1]
     if crop.shape[0] < 8 or crop.shape[1] < 8:
         return out
     rect = _face_rect(crop, body)
     if rect is None:
         return out
     (rx, ry), (rw, _), _ = rect
-    ox = max(0, round(x + w / 2 - 1.05 * w / 2))
-    oy = max(0, round(y + h / 2 - 1.05 * h / 2))
     cx, cy, side = out[0]
     if math.hypot(ox + rx - cx, oy + ry - cy) > 0.1 * side or not 0.85 < rw / side < 1.15:
         out.append((ox + rx, oy + ry, rw))
@@ -218,18 +217,21 @@ def _face_rect(crop: np.ndarray, body: np.ndarray) -> tuple | None:
     return (cx, cy), (side, side), ang
 
 
+def _cut(frame: np.ndarray, cx: float, cy: float, side: float, size: int) -> np.ndarray:
+    """The `side`-pixel square round (cx, cy), upright to the frame, as `size` x `size`."""
+    m = cv2.getRotationMatrix2D((cx, cy), 0.0, size / side)
+    m[:, 2] += (size - 1) / 2 - np.array([cx, cy])
+    return cv2.warpAffine(np.ascontiguousarray(frame), m, (size, size), flags=cv2.INTER_AREA,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
 def query_views(frame: np.ndarray, squares: Sequence[tuple[float, float, float]]
                 ) -> np.ndarray:
     """(n, WIN * WIN) weighted views of the face: every square, size and shift."""
     rows = []
     for cx, cy, side in squares:
         for s in SCALES:
-            cut = CUT * side * s
-            m = cv2.getRotationMatrix2D((cx, cy), 0.0, SIZE / cut)
-            m[:, 2] += (SIZE - 1) / 2 - np.array([cx, cy])
-            sq = cv2.warpAffine(frame, m, (SIZE, SIZE), flags=cv2.INTER_AREA,
-                                borderMode=cv2.BORDER_REPLICATE)
-            ink = _ink(sq, FACE / s)
+            ink = _ink(_cut(frame, cx, cy, CUT * side * s, SIZE), FACE / s)
             o = (SIZE - WIN) // 2
             for dy in SHIFTS:
                 for dx in SHIFTS:
@@ -284,9 +286,4 @@ def face_template(frame: np.ndarray, box: tuple[float, ...] | list[float], face:
     x, y, w, h = (float(v) for v in box)
     if min(w, h) < 8:
         raise ValueError("could not see the Event die's face in that frame")
-    cx, cy, side = x + w / 2, y + h / 2, (w + h) / 2
-    m = cv2.getRotationMatrix2D((cx, cy), 0.0, STORE / side)
-    m[:, 2] += (STORE - 1) / 2 - np.array([cx, cy])
-    img = cv2.warpAffine(np.ascontiguousarray(frame), m, (STORE, STORE), flags=cv2.INTER_AREA,
-                         borderMode=cv2.BORDER_REPLICATE)
-    return FaceTemplate(face, img)
+    return FaceTemplate(face, _cut(frame, x + w / 2, y + h / 2, (w + h) / 2, STORE))
