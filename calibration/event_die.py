@@ -24,7 +24,7 @@ from calibration.procedures import (
 )
 from calibration.profile import EVENT_FACES, ColorModel, EventDie
 from vision.color import body_color, body_pixels
-from vision.event import face_template
+from vision.event import face_squares, face_template
 
 
 def event_boxes(frames: Mapping[str, Sequence[np.ndarray]], *,
@@ -83,8 +83,6 @@ def _top_face(frame: np.ndarray, box: Box, side: float | None) -> Box:
     measured). A detector's or a blob's box can take in the die's sides and shadow, and a
     learned view must be the face alone; a glossy top that mirrors a lamp breaks up its
     colour into a smaller square, and then the box stays."""
-    from vision.event import face_squares
-
     body = body_color(frame, box)
     if body is None:
         return box
