@@ -171,8 +171,9 @@ def calibrate(frames: dict[str, tuple[np.ndarray, list[dict]]]) -> tuple[Any, li
             failed.append(f"{what}: {exc}")
     if profile.event is None:
         return profile, failed, "NOT found (" + failed[-1].split(": ", 1)[1] + ")"
-    # Did it learn the right die? Every box it chose must be on the labelled Event die.
-    boxes = event_boxes(event)
+    # Did it learn the right die? Every box it chose must be on the labelled Event die
+    # (found as the calibration found them: at the players' dice size).
+    boxes = event_boxes(event, die_side=profile.die_side)
     names = {face: [n for n in sorted(frames) if n.startswith(f"event-{face}-")] for face in FACES}
     for face, found in boxes.items():
         for name, (x, y, w, h) in zip(names[face], found):
