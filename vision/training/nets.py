@@ -54,3 +54,56 @@ class FaceNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.fc(self.features(x))
+
+
+def load_onnx(net: nn.Module, path: str) -> nn.Module:
+    """Start `net` (a Detector or FaceNet of the same widths) from trained weights in an
+    ONNX file written by train.export, for fine-tuning. The export folded each batch norm
+    into the convolution before it, so each BatchNorm2d becomes the identity plus the
+    folded bias; keep them in eval mode while training (freeze_norms), or the batch
+    statistics would change what the network computes."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(path)
+    init = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    layers = [m for m in net.modules() if isinstance(m, nn.Conv2d)]
+    if len(convs) != len(layers):
+        raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(layers)}")
+    with torch.no_grad():
+        for node, conv in zip(convs, layers):
+            w = torch.from_numpy(init[node.input[1]].copy())
+            if w.shape != conv.weight.shape:
+                raise ValueError(f"{path}: a convolution of shape {tuple(w.shape)} where the "
+                                 f"network has {tuple(conv.weight.shape)} (another width?)")
+            conv.weight.copy_(w)
+            b = torch.from_numpy(init[node.input[2]].copy())
+            if conv.bias is not None:
+                conv.bias.copy_(b)
+                continue
+            norm = _norm_after(net, conv)
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(b)
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+        gemm = [n for n in model.graph.node if n.op_type == "Gemm"]
+        if isinstance(net, FaceNet):
+            net.fc.weight.copy_(torch.from_numpy(init[gemm[0].input[1]].copy()))
+            net.fc.bias.copy_(torch.from_numpy(init[gemm[0].input[2]].copy()))
+    return net
+
+
+def _norm_after(net: nn.Module, conv: nn.Conv2d) -> nn.BatchNorm2d:
+    for block in net.modules():
+        if isinstance(block, nn.Sequential) and len(block) == 3 and block[0] is conv:
+            return block[1]
+    raise ValueError("a convolution without bias and without a batch norm after it")
+
+
+def freeze_norms(net: nn.Module) -> nn.Module:
+    """Put every batch norm in eval mode (running statistics, not the batch's)."""
+    for m in net.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
+    return net

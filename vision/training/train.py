@@ -19,13 +19,24 @@ import torch.nn.functional as F
 
 from vision.faces import CROP, CROP_SCALE, face_matrix, paint_neighbours, tray_colour, warp
 from vision.training import augment, data, synth
-from vision.training.nets import FACE_CLASSES, Detector, FaceNet
+from vision.training.nets import FACE_CLASSES, Detector, FaceNet, freeze_norms, load_onnx
 
 DET_W, STRIDE = 320, 4  # network input width for a whole frame; output grid step
 PATCH = 160  # training patches: the net is fully convolutional
 BIG_DICE = [0.0, 2.0]  # share of detector patches zoomed in further, and how far (--det-big)
 SMALL_DICE = [0.0, 0.7]  # share of detector patches zoomed out further, and how far (--det-small)
 NOT_DIE = FACE_CLASSES - 1
+LR = [3e-3]  # peak learning rate of both networks' one-cycle schedule (--lr)
+INIT: dict[str, str] = {}  # "det", "faces": ONNX file each network starts from (--init-det, --init-faces)
+
+
+def _start(net: torch.nn.Module, key: str) -> torch.nn.Module:
+    """`net` as initialised, or from the trained weights named by INIT[key], its batch
+    norms frozen (nets.load_onnx)."""
+    if key not in INIT:
+        return net
+    print(f"{key}: starting from {INIT[key]}", flush=True)
+    return freeze_norms(load_onnx(net, INIT[key]))
 
 
 ANY_ANGLE = [False]  # every set's photos turned any angle, the angled webcam's too (--any-angle)
@@ -151,9 +162,9 @@ def pool_weights(pool: list[tuple]) -> np.ndarray | None:
 
 
 def train_detector(pool: list[tuple], steps: int, rng: np.random.Generator) -> Detector:
-    net = Detector()
-    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
+    net = _start(Detector(), "det")
+    opt = torch.optim.AdamW(net.parameters(), LR[0], weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, LR[0], total_steps=steps)
     weights = pool_weights(pool)
     t0 = time.time()
     for step in range(steps):
@@ -277,12 +288,12 @@ def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
                 crops: list[data.Crop] = ()) -> torch.nn.Module:
     """The trained classifier, or with ema > 0 the exponential moving average of its
     weights (and batch-norm statistics) over the steps: steadier from run to run."""
-    net = FaceNet(width, CROP_SIZE[0], norm)
+    net = _start(FaceNet(width, CROP_SIZE[0], norm), "faces")
     avg = torch.optim.swa_utils.AveragedModel(
         net, multi_avg_fn=torch.optim.swa_utils.get_ema_multi_avg_fn(ema),
         use_buffers=True) if ema else None
-    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
+    opt = torch.optim.AdamW(net.parameters(), LR[0], weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, LR[0], total_steps=steps)
     dice = np.array([(i, j) for i, item in enumerate(pool) for j in range(len(item[2]))])
     cum = data.dark_weights([item[1:] for item in pool], dice, dark) if dark != 1 else None
     if cum is not None:  # the dark dice carry the weight `dark`, the others 1
@@ -429,10 +440,21 @@ def main() -> None:
                     help="copies of each photo with synthetic dice pasted in")
     ap.add_argument("--solid-synth", action="store_true",
                     help="synthetic dice with side faces, glints and translucent bodies")
+    ap.add_argument("--lr", type=float, default=3e-3,
+                    help="peak learning rate (lower when fine-tuning from --init-*)")
+    ap.add_argument("--init-det", metavar="ONNX",
+                    help="fine-tune the detector from these trained weights instead of "
+                         "training it from scratch")
+    ap.add_argument("--init-faces", metavar="ONNX",
+                    help="fine-tune the classifier from these trained weights (same "
+                         "--face-width and --crop)")
     args = ap.parse_args()
     if not 0 <= args.balance <= 1:
         ap.error("--balance must be between 0 and 1")
     BALANCE[0] = args.balance
+    LR[0] = args.lr
+    INIT.clear()
+    INIT.update({k: v for k, v in (("det", args.init_det), ("faces", args.init_faces)) if v})
     SWAP[0] = args.colour_swap
     NEW_BG[0] = args.new_background
     CROPS[0] = args.crop_share
@@ -482,7 +504,8 @@ def main() -> None:
             "extra_sets": [str(p) for p in args.extra_set], "colour_swap": args.colour_swap,
             "synth_copies": args.synth_copies, "solid_synth": args.solid_synth,
             "hold_out": args.hold_out, "new_background": args.new_background,
-            "crop_share": args.crop_share, "balance": args.balance}
+            "crop_share": args.crop_share, "balance": args.balance, "lr": args.lr,
+            "init_det": args.init_det, "init_faces": args.init_faces}
     (args.out / "train_meta.json").write_text(json.dumps(meta, indent=1))
 
 

@@ -1,0 +1,38 @@
+"""Fine-tuning starts from trained weights (vision.training.nets.load_onnx): the torch
+networks, loaded from the bundled ONNX files, compute what those files compute. Needs
+torch (the `train` extra); skipped without it."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+ort = pytest.importorskip("onnxruntime")
+
+from vision.onnxnets import MODEL_DIR  # noqa: E402
+from vision.training.nets import Detector, FaceNet, freeze_norms, load_onnx  # noqa: E402
+
+
+@pytest.mark.parametrize("name, make, shape", [
+    ("detector.onnx", Detector, (1, 3, 96, 128)),
+    ("faces.onnx", FaceNet, (4, 3, 36, 36)),
+    ("faces_b.onnx", FaceNet, (4, 3, 36, 36)),
+])
+def test_loaded_networks_compute_what_the_onnx_files_compute(name, make, shape):
+    x = np.random.default_rng(1).uniform(-0.5, 0.5, shape).astype(np.float32)
+    session = ort.InferenceSession(str(MODEL_DIR / name))
+    want = session.run(None, {session.get_inputs()[0].name: x})[0]
+    net = freeze_norms(load_onnx(make(), str(MODEL_DIR / name)).train())
+    with torch.no_grad():  # in training mode, the frozen norms still use their statistics
+        got = net(torch.from_numpy(x)).numpy()
+    assert np.abs(got - want).max() < 1e-3 * np.abs(want).max()
+    fresh = make()
+    with torch.no_grad():
+        assert np.abs(fresh.eval()(torch.from_numpy(x)).numpy() - want).max() > 0.1
+
+
+def test_weights_of_another_width_are_refused():
+    with pytest.raises(ValueError, match="another width"):
+        load_onnx(FaceNet(width=16), str(MODEL_DIR / "faces.onnx"))
+    with pytest.raises(ValueError, match="convolutions"):
+        load_onnx(FaceNet(), str(MODEL_DIR / "detector.onnx"))
