@@ -94,3 +94,32 @@ def test_a_failing_step_stops_the_recipe():
     retrain.run_side_by_side([ok, ok])
     with pytest.raises(RuntimeError, match="failed .exit 3."):
         retrain.run_side_by_side([ok, [sys.executable, "-c", "raise SystemExit(3)"]])
+
+
+def test_fine_tuning_starts_each_network_from_the_folder_given(tmp_path):
+    plan = retrain.stages(tmp_path, SAMPLES, [], start=MODEL_DIR)
+    (detector,), (a, b) = plan[0], plan[1]
+    assert _value(detector, "--init-det") == str(MODEL_DIR / "detector.onnx")
+    assert _value(detector, "--det-steps") == str(retrain.FINE_TUNE["detector"])
+    assert [_value(c, "--init-faces") for c in (a, b)] == [
+        str(MODEL_DIR / m["file"]) for m in retrain.MEMBERS]
+    assert {_value(c, "--face-steps") for c in (a, b)} == {str(retrain.FINE_TUNE["members"])}
+    assert {_value(c, "--lr") for c in (detector, a, b)} == {str(retrain.FINE_TUNE["lr"])}
+    scratch = retrain.stages(tmp_path, SAMPLES, [])
+    assert not any("--init-det" in c or "--init-faces" in c or "--lr" in c
+                   for stage in scratch for c in stage)
+    out = tmp_path / "tuned"
+    retrain.retrain(out, SAMPLES, [], runner=_StandInTrainer(), hold_out=NOT_BUNDLED,
+                    start=MODEL_DIR)
+    meta = json.loads((out / "train_meta.json").read_text())
+    assert meta["fine_tuned_from"] == str(MODEL_DIR)
+    assert meta["detector"]["steps"] == retrain.FINE_TUNE["detector"]
+    # A folder without the networks to start from is refused before anything runs.
+    trainer = _StandInTrainer()
+    with pytest.raises(FileNotFoundError, match="not a model folder to start from"):
+        retrain.retrain(tmp_path / "m", SAMPLES, [], runner=trainer, hold_out=NOT_BUNDLED,
+                        start=tmp_path)
+    assert trainer.commands == []
+    assert retrain.main(["--from", str(tmp_path), "--out", str(tmp_path / "m"),
+                         "--data", str(SAMPLES), *[a for s in NOT_BUNDLED
+                                                    for a in ("--hold-out", s)]]) == 2
