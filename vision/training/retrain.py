@@ -15,6 +15,10 @@ the table's held-out photos (benchmarks/vision_accuracy.py), so you can see whet
 new ones read better before using them (`DICE_MODELS=DIR`, or `models = "DIR"` in the
 configuration file's [camera] section).
 
+--from MODELS fine-tunes that model folder's networks (vision/models: the bundled ones)
+instead of training new ones from scratch: FINE_TUNE's fewer steps at a lower learning
+rate, about a quarter of the time (vision/training/README.md, seventeenth session).
+
 --steps-scale shrinks every training (0.01: a minute's smoke test of the whole chain,
 weights not worth using).
 """
