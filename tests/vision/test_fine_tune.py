@@ -9,8 +9,8 @@ import pytest
 torch = pytest.importorskip("torch")
 ort = pytest.importorskip("onnxruntime")
 
-from vision.onnxnets import MODEL_DIR  # noqa: E402
-from vision.training.nets import Detector, FaceNet, freeze_norms, load_onnx  # noqa: E402
+from vision.onnxnets import MODEL_DIR
+from vision.training.nets import Detector, FaceNet, freeze_norms, load_onnx
 
 
 @pytest.mark.parametrize("name, make, shape", [
