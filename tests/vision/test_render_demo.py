@@ -18,7 +18,7 @@ from vision.training.render.demo import (
     roll_dice,
 )
 from vision.training.render.labels import project
-from vision.training.render.placement import _inside, view_polygon
+from vision.training.render.placement import depth_inside, view_polygon
 
 
 def _pixels(scene, die) -> np.ndarray:
@@ -47,7 +47,7 @@ def test_a_roll_lies_in_view_the_same_every_time(number):
         assert uv.min() >= 0 and uv[:, 0].max() < 640 and uv[:, 1].max() < 480
     assert len(view_polygon(scene)) >= 4
     event = next(d for d in dice if d.kind == "event")  # in the light, apart: findable
-    assert _inside(scene.tray.polygon(), event.x, event.y) >= EVENT_WALL * event.look.size
+    assert depth_inside(scene.tray.polygon(), event.x, event.y) >= EVENT_WALL * event.look.size
     assert all(np.hypot(d.x - event.x, d.y - event.y) >= EVENT_APART * event.look.size
                for d in dice if d is not event)
 

@@ -49,7 +49,7 @@ def test_dice_never_pass_into_each_other_or_the_walls(kind):
         tray = scene.tray.polygon()
         for d in dice:
             corners = geometry.die_corners(d.matrix())[:, :2]
-            assert all(placement._inside(tray, x, y) > 0 for x, y in corners)
+            assert all(placement.depth_inside(tray, x, y) > 0 for x, y in corners)
         for a, b in combinations(dice, 2):
             sa, sb = (a.x, a.y, a.look.size, a.yaw), (b.x, b.y, b.look.size, b.yaw)
             assert not geometry.squares_overlap(sa, sb)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from vision.training.render.looks import EVENT_FACES, DieLook
-from vision.training.render.placement import _inside, die, place
+from vision.training.render.placement import depth_inside, die, place
 from vision.training.render.scene import (
     IRRADIANCE,
     CameraSpec,
@@ -99,7 +99,7 @@ def _clear(scene: SceneSpec, die: DieSpec, dice: Sequence[DieSpec]) -> bool:
     if die.kind != "event":
         return True
     size = die.look.size
-    return (_inside(scene.tray.polygon(), die.x, die.y) >= EVENT_WALL * size
+    return (depth_inside(scene.tray.polygon(), die.x, die.y) >= EVENT_WALL * size
             and all(math.hypot(d.x - die.x, d.y - die.y) >= EVENT_APART * size
                     for d in dice if d is not die))
 

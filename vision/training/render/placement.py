@@ -25,7 +25,7 @@ def view_polygon(scene: SceneSpec) -> np.ndarray:
                                     scene.focal(), k1=scene.camera.k1)
 
 
-def _inside(poly: np.ndarray, x: float, y: float) -> float:
+def depth_inside(poly: np.ndarray, x: float, y: float) -> float:
     """Signed distance of (x, y) inside the polygon (negative outside)."""
     return cv2.pointPolygonTest(poly.astype(np.float32).reshape(-1, 1, 2), (x, y), True)
 
@@ -35,7 +35,7 @@ def _square(d: DieSpec) -> tuple[float, float, float, float]:
 
 
 def _fits(tray: np.ndarray, die: DieSpec, placed: Sequence[DieSpec]) -> bool:
-    if _inside(tray, die.x, die.y) < die.look.size * 0.72:  # the half diagonal, and a bit
+    if depth_inside(tray, die.x, die.y) < die.look.size * 0.72:  # the half diagonal, and a bit
         return False
     return not any(geometry.squares_overlap(_square(die), _square(o)) for o in placed)
 
@@ -81,7 +81,7 @@ def place(rng: np.random.Generator, scene: SceneSpec,
             else:
                 x, y = rng.uniform(lo, hi) if keep_in else rng.uniform(*wide)
                 die = DieSpec(face, float(x), float(y), die.yaw, look, set_name, kind)
-            if keep_in and _inside(view, die.x, die.y) < look.size * 0.3:
+            if keep_in and depth_inside(view, die.x, die.y) < look.size * 0.3:
                 continue
             if _fits(tray, die, placed):
                 placed.append(die)
