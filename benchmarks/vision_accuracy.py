@@ -119,6 +119,17 @@ def data_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--limit", type=int, help="only the first N photos of each set")
 
 
+def models_argument(ap: argparse.ArgumentParser) -> None:
+    """--models, shared by the dice benchmarks; use_models applies it."""
+    ap.add_argument("--models", type=Path, help="model folder (default: the bundled models)")
+
+
+def use_models(models: Path | None) -> None:
+    """Read with the networks in `models` (through $DICE_MODELS) when it is given."""
+    if models:
+        os.environ["DICE_MODELS"] = str(models)
+
+
 def data_sets(data: Path) -> list[Path]:
     """The labelled sets (folders with manifest.json) in `data`, or `data` itself when it is
     one; says so when there are none."""
@@ -135,14 +146,13 @@ def data_sets(data: Path) -> list[Path]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     data_arguments(ap)
-    ap.add_argument("--models", type=Path, help="model folder (default: the bundled models)")
+    models_argument(ap)
     ap.add_argument("-v", "--verbose", action="store_true", help="list photos with errors")
     ap.add_argument("--profile", type=Path,
                     help="read with this calibration profile (default: none, as the public "
                          "sets were photographed)")
     args = ap.parse_args()
-    if args.models:
-        os.environ["DICE_MODELS"] = str(args.models)
+    use_models(args.models)
     sets = data_sets(args.data)
     if not sets:
         return 2

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -24,7 +23,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from vision_accuracy import data_arguments, data_sets
+from vision_accuracy import data_arguments, data_sets, models_argument, use_models
 
 COLOURS = {  # BGR
     "white": (235, 235, 235), "grey": (128, 128, 128), "black": (25, 25, 25),
@@ -68,10 +67,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     data_arguments(ap)
     ap.set_defaults(limit=20)
-    ap.add_argument("--models", type=Path, help="model folder (default: the bundled models)")
+    models_argument(ap)
     args = ap.parse_args()
-    if args.models:
-        os.environ["DICE_MODELS"] = str(args.models)
+    use_models(args.models)
     sets = data_sets(args.data)
     if not sets:
         return 2
