@@ -87,10 +87,10 @@ def load_onnx(net: nn.Module, path: str) -> nn.Module:
             norm.bias.copy_(b)
             norm.running_mean.zero_()
             norm.running_var.fill_(1.0 - norm.eps)
-        gemm = [n for n in model.graph.node if n.op_type == "Gemm"]
         if isinstance(net, FaceNet):
-            net.fc.weight.copy_(torch.from_numpy(init[gemm[0].input[1]].copy()))
-            net.fc.bias.copy_(torch.from_numpy(init[gemm[0].input[2]].copy()))
+            gemm = next(n for n in model.graph.node if n.op_type == "Gemm")
+            net.fc.weight.copy_(torch.from_numpy(init[gemm.input[1]].copy()))
+            net.fc.bias.copy_(torch.from_numpy(init[gemm.input[2]].copy()))
     return net
 
 

@@ -56,10 +56,14 @@ def _train(*args: object) -> list[str]:
     return [sys.executable, "-m", "vision.training.train", *(str(a) for a in args)]
 
 
-def _full_steps(start: Path | None) -> list[int]:
+def step_counts(scale: float, start: Path | None) -> list[int]:
+    """Training steps of the detector, then of each member: the recipe's, or FINE_TUNE's
+    when fine-tuning the folder `start`, times `scale`."""
     if start is not None:
-        return [FINE_TUNE["detector"], *[FINE_TUNE["members"]] * len(MEMBERS)]
-    return [DETECTOR["steps"], *[m["steps"] for m in MEMBERS]]
+        full = [FINE_TUNE["detector"], *[FINE_TUNE["members"]] * len(MEMBERS)]
+    else:
+        full = [DETECTOR["steps"], *[m["steps"] for m in MEMBERS]]
+    return [_steps(n, scale) for n in full]
 
 
 def stages(out: Path, data: Path, extra: Sequence[Path], scale: float = 1.0,
@@ -70,7 +74,7 @@ def stages(out: Path, data: Path, extra: Sequence[Path], scale: float = 1.0,
     folder whose networks are fine-tuned (FINE_TUNE) instead of trained from scratch."""
     held = [a for name in hold_out for a in ("--hold-out", name)]
     sets = [a for d in extra for a in ("--extra-set", d)] + held + list(recipe)
-    steps = [_steps(s, scale) for s in _full_steps(start)]
+    steps = step_counts(scale, start)
     tune = ["--lr", FINE_TUNE["lr"]] if start is not None else []
     detector = _train("--data", data, "--out", out, "--det-only", "--det-steps", steps[0],
                       "--seed", DETECTOR["seed"], *sets, *tune,
@@ -121,7 +125,7 @@ def retrain(out: Path, data: Path, extra: Sequence[Path], *, scale: float = 1.0,
     for m in MEMBERS:
         shutil.copy(out / f"member-{m['seed']}" / "faces.onnx", out / m["file"])
     runner(calibrate)
-    steps = [_steps(s, scale) for s in _full_steps(start)]
+    steps = step_counts(scale, start)
     meta = {"detector": {**DETECTOR, "steps": steps[0]},
             **{m["file"]: {"seed": m["seed"], "steps": n} for m, n in zip(MEMBERS, steps[1:])},
             "fine_tuned_from": str(start) if start is not None else None,
