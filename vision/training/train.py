@@ -28,6 +28,7 @@ SMALL_DICE = [0.0, 0.7]  # share of detector patches zoomed out further, and how
 NOT_DIE = FACE_CLASSES - 1
 LR = [3e-3]  # peak learning rate of both networks' one-cycle schedule (--lr)
 INIT: dict[str, str] = {}  # "det", "faces": ONNX file each network starts from (--init-det, --init-faces)
+DEVICE = [torch.device("cpu")]  # where the networks train (--device); samples are made on the CPU
 
 
 def _start(net: torch.nn.Module, key: str) -> torch.nn.Module:
@@ -162,7 +163,7 @@ def pool_weights(pool: list[tuple]) -> np.ndarray | None:
 
 
 def train_detector(pool: list[tuple], steps: int, rng: np.random.Generator) -> Detector:
-    net = _start(Detector(), "det")
+    net = _start(Detector(), "det").to(DEVICE[0])
     opt = torch.optim.AdamW(net.parameters(), LR[0], weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, LR[0], total_steps=steps)
     weights = pool_weights(pool)
@@ -175,7 +176,7 @@ def train_detector(pool: list[tuple], steps: int, rng: np.random.Generator) -> D
             out, lab, ign = det_sample(p, img, labels, rng)
             imgs.append(out)
             tgts.append(det_targets(lab, ign))
-        x, t = to_tensor(imgs), torch.from_numpy(np.stack(tgts))
+        x, t = to_tensor(imgs).to(DEVICE[0]), torch.from_numpy(np.stack(tgts)).to(DEVICE[0])
         y = net(x)
         mask = t[:, 4:5]
         reg = (F.l1_loss(y[:, 1:4], t[:, 1:4], reduction="none") * mask).sum() / mask.sum().clamp(
@@ -288,7 +289,7 @@ def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
                 crops: list[data.Crop] = ()) -> torch.nn.Module:
     """The trained classifier, or with ema > 0 the exponential moving average of its
     weights (and batch-norm statistics) over the steps: steadier from run to run."""
-    net = _start(FaceNet(width, CROP_SIZE[0], norm), "faces")
+    net = _start(FaceNet(width, CROP_SIZE[0], norm), "faces").to(DEVICE[0])
     avg = torch.optim.swa_utils.AveragedModel(
         net, multi_avg_fn=torch.optim.swa_utils.get_ema_multi_avg_fn(ema),
         use_buffers=True) if ema else None
@@ -308,8 +309,9 @@ def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
     for step in range(steps):
         batch = [face_sample(pool, dice, negatives, rng, positives, cum, crops)
                  for _ in range(64)]
-        x = to_tensor([recolour(augment.photometric(b[0], rng, AUG[0]), rng) for b in batch])
-        y = torch.tensor([b[1] for b in batch])
+        x = to_tensor([recolour(augment.photometric(b[0], rng, AUG[0]), rng)
+                       for b in batch]).to(DEVICE[0])
+        y = torch.tensor([b[1] for b in batch], device=DEVICE[0])
         loss = F.cross_entropy(net(x), y)
         opt.zero_grad()
         loss.backward()
@@ -349,7 +351,7 @@ def export(net: torch.nn.Module, shape: tuple[int, ...], path: Path) -> None:
     """Write `net` as ONNX. The batch size is left open, and so are the height and width
     of a fully convolutional net (a 4-d output: the detector), so that onnxruntime, which
     checks input shapes against the file, runs any frame size (OpenCV DNN does not check)."""
-    net.eval()
+    net = net.cpu().eval()
     out_dims = net(torch.zeros(shape)).dim()
     axes = {0: "n", 2: "h", 3: "w"} if out_dims == 4 else {0: "n"}
     names, dynamic = ["y"], {"x": axes, "y": axes}
@@ -448,7 +450,14 @@ def main() -> None:
     ap.add_argument("--init-faces", metavar="ONNX",
                     help="fine-tune the classifier from these trained weights (same "
                          "--face-width and --crop)")
+    ap.add_argument("--device", default="cpu",
+                    help="where the networks train: cpu, or cuda on a machine with an NVIDIA "
+                         "GPU (the samples are still made on the CPU; the weights exported "
+                         "are the same small ONNX networks)")
     args = ap.parse_args()
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        ap.error(f"--device {args.device}: torch sees no CUDA GPU here")
+    DEVICE[0] = torch.device(args.device)
     if not 0 <= args.balance <= 1:
         ap.error("--balance must be between 0 and 1")
     BALANCE[0] = args.balance
@@ -505,7 +514,7 @@ def main() -> None:
             "synth_copies": args.synth_copies, "solid_synth": args.solid_synth,
             "hold_out": args.hold_out, "new_background": args.new_background,
             "crop_share": args.crop_share, "balance": args.balance, "lr": args.lr,
-            "init_det": args.init_det, "init_faces": args.init_faces}
+            "init_det": args.init_det, "init_faces": args.init_faces, "device": args.device}
     (args.out / "train_meta.json").write_text(json.dumps(meta, indent=1))
 
 
