@@ -23,6 +23,10 @@ def test_a_gpu_that_is_not_there_is_refused_before_loading_anything(tmp_path, mo
     assert e.value.code == 2
     assert "torch sees no CUDA GPU here" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+    monkeypatch.setattr(sys, "argv", ["train", "--out", str(tmp_path), "--device", "gpu"])
+    with pytest.raises(SystemExit):
+        train.main()
+    assert "not a device torch knows" in capsys.readouterr().err
 
 
 def test_the_exported_network_is_taken_off_the_training_device(tmp_path, monkeypatch):

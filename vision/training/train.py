@@ -455,9 +455,12 @@ def main() -> None:
                          "GPU (the samples are still made on the CPU; the weights exported "
                          "are the same small ONNX networks)")
     args = ap.parse_args()
-    if args.device.startswith("cuda") and not torch.cuda.is_available():
+    try:
+        DEVICE[0] = torch.device(args.device)
+    except RuntimeError:
+        ap.error(f"--device {args.device}: not a device torch knows (cpu, cuda, cuda:1, ...)")
+    if DEVICE[0].type == "cuda" and not torch.cuda.is_available():
         ap.error(f"--device {args.device}: torch sees no CUDA GPU here")
-    DEVICE[0] = torch.device(args.device)
     if not 0 <= args.balance <= 1:
         ap.error("--balance must be between 0 and 1")
     BALANCE[0] = args.balance
