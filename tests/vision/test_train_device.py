@@ -27,6 +27,7 @@ def test_a_gpu_that_is_not_there_is_refused_before_loading_anything(tmp_path, mo
     with pytest.raises(SystemExit):
         train.main()
     assert "not a device torch knows" in capsys.readouterr().err
+    assert train.DEVICE[0].type == "cpu"  # left as it was for whatever trains next
 
 
 def test_the_exported_network_is_taken_off_the_training_device(tmp_path, monkeypatch):

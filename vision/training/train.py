@@ -456,11 +456,12 @@ def main() -> None:
                          "are the same small ONNX networks)")
     args = ap.parse_args()
     try:
-        DEVICE[0] = torch.device(args.device)
+        device = torch.device(args.device)
     except RuntimeError:
         ap.error(f"--device {args.device}: not a device torch knows (cpu, cuda, cuda:1, ...)")
-    if DEVICE[0].type == "cuda" and not torch.cuda.is_available():
+    if device.type == "cuda" and not torch.cuda.is_available():
         ap.error(f"--device {args.device}: torch sees no CUDA GPU here")
+    DEVICE[0] = device
     if not 0 <= args.balance <= 1:
         ap.error("--balance must be between 0 and 1")
     BALANCE[0] = args.balance
