@@ -296,6 +296,30 @@ def _soldier_or_event(raw: np.ndarray, read: FaceRead, center: tuple[float, floa
     return Die(SOLDIER, read.label, center, box, read.confidence, choices=read.choices())
 
 
+def _event_die_passed_over(raw: np.ndarray, passed: list[tuple[Candidate, FaceRead]],
+                           rotation: int, profile: Any) -> tuple[Die, float] | None:
+    """The Event die among the candidates the face classifier took for no die, when the
+    frame holds no other: the likeliest of those in the tray whose colour and face are
+    the calibrated Event die's (event_face), with its side. A blank Event face is a plain
+    square of the die's colour, which the classifier, never shown the real die, can take
+    for the tray (rendered tables: 15 of 80 Event dice, most of them blank, dropped so)."""
+    if profile is None or getattr(profile, "event", None) is None:
+        return None
+    best = None
+    for cand, read in passed:
+        center, box = _raw_geometry(cand, rotation, raw.shape)
+        if not profile.in_tray(center):
+            continue
+        event = event_face(raw, box, profile=profile, read=read)
+        if event is not None and (best is None or event[1] > best[0][1]):
+            best = (event, center, box, cand.side)
+    if best is None:
+        return None
+    (face, conf), center, box, side = best
+    color, _ = die_color(raw, box, profile=profile)
+    return Die(EVENT, face, center, box, float(np.clip(conf, 0, 1)), color=color), side
+
+
 def touching_warnings(dice: list[Die], sides: list[float]) -> list[DiceWarning]:
     """A warning for each pair of dice so close that at least one could not be read surely.
 
@@ -366,8 +390,10 @@ def read_dice(frame: np.ndarray, *, profile: Any = None, models: str | Path | No
     sides: list[float] = []
     kept = [c.side for c, r in zip(cands, reads) if is_die(r)]
     typical = float(np.median(kept)) if len(kept) >= 3 else 0.0
+    passed: list[tuple[Candidate, FaceRead]] = []  # not dice to the classifier
     for cand, read in zip(cands, reads):
         if not is_die(read):
+            passed.append((cand, read))
             continue
         if cand.side < ODD_SIZE * typical:  # a face far smaller than its neighbours':
             read = replace(read, confidence=min(read.confidence, DISAGREE_CAP))  # likely mis-cut
@@ -378,6 +404,13 @@ def read_dice(frame: np.ndarray, *, profile: Any = None, models: str | Path | No
         color, _ = die_color(raw, box, profile=profile)
         dice.append(replace(die, color=color))
         sides.append(cand.side)
+    if not any(d.kind == EVENT for d in dice):
+        if typical:  # the Event die is the players' dice's size
+            passed = [(c, r) for c, r in passed if 0.6 * typical <= c.side <= 1.67 * typical]
+        found = _event_die_passed_over(raw, passed, rotation, profile)
+        if found is not None:
+            dice.append(found[0])
+            sides.append(found[1])
     warnings = touching_warnings(dice, sides) + unreadable_warnings(dice)
     warnings += list(frame_warnings(raw, [d.box for d in dice], profile=profile))
     return Reading(tuple(dice), tuple(warnings))

@@ -123,3 +123,29 @@ def test_a_die_the_classifier_reads_as_pips_is_a_soldier(learned: Profile) -> No
                       read=FaceRead(3, 0.6, probs, True)) is None
     got = event_face(frame, box, profile=learned, read=FaceRead("nopips", 0.6, probs, True))
     assert got is not None and got[0] == "dragon"
+
+
+def test_an_event_die_the_classifier_took_for_no_die_is_still_read(learned: Profile,
+                                                                     monkeypatch) -> None:
+    """A blank Event face is a plain square of the die's colour; the face classifier,
+    which never saw the real die, can take it for the tray. The reader then still finds
+    the calibrated Event die among what the classifier passed over, by its colour and
+    face, but only when the frame holds no other Event die."""
+    from vision import read_dice
+    from vision.faces import FaceReader
+
+    rng = np.random.default_rng(21)
+    frame, (x, y, w, h) = random_event_frame("blank", rng,
+                                             background=procedural_background((360, 480), rng))
+    real = FaceReader.read_candidates
+    probs = (0.0,) * 7 + (1.0,)
+
+    def no_die(self, image, cands):  # every candidate "not a die"
+        return [FaceRead("none", 1.0, probs, True) for _ in real(self, image, cands)]
+    plain = [d for d in read_dice(frame, profile=learned).dice if d.kind == "event"]
+    assert [d.value for d in plain] == ["blank"]
+    monkeypatch.setattr(FaceReader, "read_candidates", no_die)
+    (die,) = read_dice(frame, profile=learned).dice
+    assert (die.kind, die.value) == ("event", "blank")
+    assert abs(die.center[0] - (x + w / 2)) < w / 4 and abs(die.center[1] - (y + h / 2)) < h / 4
+    assert read_dice(frame, profile=Profile()).dice == ()  # no Event die calibrated: none
