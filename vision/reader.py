@@ -6,7 +6,8 @@ for; uncalibrated, frames wider than 640 px are looked at closer when the dice a
 small, narrower ones from further away when the dice are too big) -> read
 each face (vision.faces, one batched forward pass) -> drop what is not a die or lies
 outside the tray -> Event die, colour and frame warnings from the calibration helpers
-(on the frame as given) -> warnings the detection itself can tell (touching dice,
+(on the frame as given; a calibrated frame without an Event die looks for it again among
+what was dropped) -> warnings the detection itself can tell (touching dice,
 unreadable dice).
 Centres and boxes are reported in the pixels of the frame as given (before rotation),
 the same coordinates as the profile's tray polygon and LED positions.
@@ -407,6 +408,10 @@ def read_dice(frame: np.ndarray, *, profile: Any = None, models: str | Path | No
     if not any(d.kind == EVENT for d in dice):
         if typical:  # the Event die is the players' dice's size
             passed = [(c, r) for c, r in passed if 0.6 * typical <= c.side <= 1.67 * typical]
+        kept_at = [(c.center, c.side) for c, r in zip(cands, reads) if is_die(r)]
+        passed = [(c, r) for c, r in passed  # not a second look at a die already read
+                  if all(np.hypot(c.center[0] - x, c.center[1] - y) > 0.5 * max(c.side, s)
+                         for (x, y), s in kept_at)]
         found = _event_die_passed_over(raw, passed, rotation, profile)
         if found is not None:
             dice.append(found[0])
