@@ -298,14 +298,22 @@ def _soldier_or_event(raw: np.ndarray, read: FaceRead, center: tuple[float, floa
 
 
 def _event_die_passed_over(raw: np.ndarray, passed: list[tuple[Candidate, FaceRead]],
-                           rotation: int, profile: Any) -> tuple[Die, float] | None:
+                           kept: list[Candidate], typical: float, rotation: int,
+                           profile: Any) -> tuple[Die, float] | None:
     """The Event die among the candidates the face classifier took for no die, when the
     frame holds no other: the likeliest of those in the tray whose colour and face are
-    the calibrated Event die's (event_face), with its side. A blank Event face is a plain
-    square of the die's colour, which the classifier, never shown the real die, can take
-    for the tray (rendered tables: 15 of 80 Event dice, most of them blank, dropped so)."""
+    the calibrated Event die's (event_face), with its side. Only candidates about the
+    players' dice size (`typical`, when known) that do not sit on a die already read
+    (`kept`) are looked at. A blank Event face is a plain square of the die's colour,
+    which the classifier, never shown the real die, can take for the tray (rendered
+    tables: 15 of 80 Event dice, most of them blank, dropped so)."""
     if profile is None or getattr(profile, "event", None) is None:
         return None
+    if typical:  # the Event die is the players' dice's size
+        passed = [(c, r) for c, r in passed if 0.6 * typical <= c.side <= 1.67 * typical]
+    passed = [(c, r) for c, r in passed  # not a second look at a die already read
+              if all(np.hypot(c.center[0] - k.center[0], c.center[1] - k.center[1])
+                     > 0.5 * max(c.side, k.side) for k in kept)]
     best = None
     for cand, read in passed:
         center, box = _raw_geometry(cand, rotation, raw.shape)
@@ -389,8 +397,8 @@ def read_dice(frame: np.ndarray, *, profile: Any = None, models: str | Path | No
         reads = faces.read_candidates(upright, cands)
     dice: list[Die] = []
     sides: list[float] = []
-    kept = [c.side for c, r in zip(cands, reads) if is_die(r)]
-    typical = float(np.median(kept)) if len(kept) >= 3 else 0.0
+    kept = [c for c, r in zip(cands, reads) if is_die(r)]
+    typical = float(np.median([c.side for c in kept])) if len(kept) >= 3 else 0.0
     passed: list[tuple[Candidate, FaceRead]] = []  # not dice to the classifier
     for cand, read in zip(cands, reads):
         if not is_die(read):
@@ -406,13 +414,7 @@ def read_dice(frame: np.ndarray, *, profile: Any = None, models: str | Path | No
         dice.append(replace(die, color=color))
         sides.append(cand.side)
     if not any(d.kind == EVENT for d in dice):
-        if typical:  # the Event die is the players' dice's size
-            passed = [(c, r) for c, r in passed if 0.6 * typical <= c.side <= 1.67 * typical]
-        kept_at = [(c.center, c.side) for c, r in zip(cands, reads) if is_die(r)]
-        passed = [(c, r) for c, r in passed  # not a second look at a die already read
-                  if all(np.hypot(c.center[0] - x, c.center[1] - y) > 0.5 * max(c.side, s)
-                         for (x, y), s in kept_at)]
-        found = _event_die_passed_over(raw, passed, rotation, profile)
+        found = _event_die_passed_over(raw, passed, kept, typical, rotation, profile)
         if found is not None:
             dice.append(found[0])
             sides.append(found[1])
