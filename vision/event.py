@@ -3,17 +3,19 @@
 The Event die's printing differs between editions, so nothing here knows what its
 symbols look like: the profile holds a few learned views of each face (calibration).
 A die is the Event die when its body colour is near the learned one, the reader's face
-classifier does not take it for a pip face, and its top face looks like one of the
-learned faces more than like any pip layout. When a player's dice share the Event
-die's colour, the face alone decides (the body colour cannot).
+classifier does not take it for a pip face (unless its colour is no player's), and its
+top face looks like one of the learned faces more than like any pip layout. When a
+player's dice share the Event die's colour, the face alone decides (the body colour
+cannot).
 
 A face is compared as an "ink map": how far each pixel of the top face is from the body
 colour (so the light and the ink's colour matter little), blurred, inside a disc that
-leaves out the rounded edges and their glints. The die's top face square (the reader's
-detector measures it) is cut a little larger than the face and searched over turns
-(every 15 degrees), shifts (a tenth of a side each way) and sizes, so a turned,
-off-centre or slanted die still lines up with its learned views; a blank face is a map
-with no ink. Each learned view may match at 0.6-1.7 times its ink strength (dimmer or
+leaves out the rounded edges and their glints. The face is first set upright (its turn
+from the directions of its edges, its side from the reader's box: face_pose), learned
+views and dice in play alike, then cut a little larger than the face and searched over
+the four quarter turns (give or take 10 degrees), shifts (a tenth of a side each way)
+and sizes, so a turned, off-centre or slanted die still lines up with its learned
+views; a blank face is a map with no ink. Each learned view may match at 0.6-1.7 times its ink strength (dimmer or
 brighter light). Pip layouts 1-6 are matched the same way (turned through half a turn:
 a 2, 3 or 6 turned a quarter is another layout): a Soldier die of the Event die's
 colour matches them better than any Event face.
@@ -38,7 +40,15 @@ R_FULL, R_ZERO = 0.3, 0.42  # share of the face side: full weight inside, none b
 SHIFTS = range(-2, 3)  # window offsets tried (pixels), each way
 SCALES = (0.88, 1.0, 1.12)  # face sizes tried, relative to the measured one
 # (smaller ones push a 2's corner pips out of the disc: it would pass for a blank face)
-ANGLE_STEP = 15  # degrees between the turns tried
+TURNS = (-10, -5, 0, 5, 10)  # degrees tried round each quarter turn of a face set upright (face_pose)
+RING = (0.3, 0.42)  # the ring round a face's middle (face sides from its centre) whose colour may be the body's
+OUTLIER = 10.0  # a Dragon or Rally view this many times nearer a blank view than its own face's is left out
+POSE_CUT = 1.1  # the face's turn is measured in a square this many box sides wide
+# The reader's detector boxes a die's top face a little wider than the face, and wider
+# still when the die is turned (rendered tables: 1.13 face sides square to the frame,
+# 1.24 turned 45 degrees, where the face's own upright box is 1.41): the box is
+# BOX_OVER_FACE * (1 + BOX_GROWTH * (|cos| + |sin| - 1)) face sides.
+BOX_OVER_FACE, BOX_GROWTH = 1.12, 0.25
 STORE = 48  # side of a stored template image (the face square)
 INK_SCALE = 45.0  # Lab distance counted as full ink
 BLUR = 1.2  # pixels of Gaussian blur on the ink map (a pixel of misalignment costs little)
@@ -64,17 +74,23 @@ SQRT_W = _weight()
 W_SUM = float((SQRT_W ** 2).sum())
 
 
-def _ink(square: np.ndarray, face: float) -> np.ndarray:
+def _ink(square: np.ndarray, face: float, body: np.ndarray | None = None) -> np.ndarray:
     """(n, n) float32 in 0..1, how far each pixel of a BGR square is from the die's body
-    colour, blurred; the face is `face` pixels wide in the square. The body colour is the
-    median of the face's middle disc, as seen in this picture: a glossy face that mirrors
-    a lamp is lighter than the learned colour, its emblem still stands out."""
+    colour, blurred; the face is `face` pixels wide in the square. The body colour is
+    taken as seen in this picture (a glossy face that mirrors a lamp is lighter than the
+    learned colour, its emblem still stands out): the median of the face's middle disc,
+    or of a ring round it (a big emblem fills the middle), whichever is nearer the
+    learned colour `body` (Lab; lightness counts a tenth, as the light changes it)."""
     n = square.shape[0]
     lab = cv2.cvtColor(np.ascontiguousarray(square), cv2.COLOR_BGR2LAB).astype(np.float32)
     c = (n - 1) / 2
     yy, xx = np.mgrid[:n, :n]
-    ref = np.median(lab[np.hypot(xx - c, yy - c) <= 0.4 * face], axis=0)
-    ink = np.clip(np.linalg.norm(lab - ref, axis=2) / INK_SCALE, 0.0, 1.0)
+    r = np.hypot(xx - c, yy - c) / face
+    refs = [np.median(lab[r <= 0.4], axis=0)]
+    if body is not None:
+        refs.append(np.median(lab[(r >= RING[0]) & (r <= RING[1])], axis=0))
+        refs.sort(key=lambda v: float(np.linalg.norm((v - body) * (0.1, 1.0, 1.0))))
+    ink = np.clip(np.linalg.norm(lab - refs[0], axis=2) / INK_SCALE, 0.0, 1.0)
     return cv2.GaussianBlur(ink, (0, 0), BLUR)
 
 
@@ -108,39 +124,81 @@ def _padded(m: np.ndarray) -> np.ndarray:
     return cv2.copyMakeBorder(m, p, SIZE - FACE - p, p, SIZE - FACE - p, cv2.BORDER_CONSTANT, value=0)
 
 
-def _stack(maps: Sequence[np.ndarray], turn: int) -> np.ndarray:
-    """(len(maps) * turns, WIN * WIN) every map at every turn of `ANGLE_STEP` below `turn`."""
-    return np.array([_turned(_padded(m), a) for m in maps for a in range(0, turn, ANGLE_STEP)],
-                    np.float32)
+def _turns(quarters: int) -> list[float]:
+    """The turns tried: `quarters` quarter turns, each give or take TURNS."""
+    return [90.0 * q + t for q in range(quarters) for t in TURNS]
 
 
-def template_map(t: FaceTemplate) -> np.ndarray:
-    """(FACE, FACE) ink map of a learned view (its image is the die's top face square)."""
-    img = cv2.resize(t.image, (FACE, FACE), interpolation=cv2.INTER_AREA)
-    return _ink(img, FACE)
+def _stack(maps: Sequence[np.ndarray], quarters: int) -> np.ndarray:
+    """(len(maps) * turns, WIN * WIN) every map at every turn of _turns(quarters)."""
+    return np.array([_turned(_padded(m), a) for m in maps for a in _turns(quarters)], np.float32)
+
+
+def face_pose(frame: np.ndarray, cx: float, cy: float, extent: float) -> tuple[float, float]:
+    """(angle, side) of the die's top face centred at (cx, cy) whose box, upright to the
+    frame, is `extent` pixels wide: how far the face is turned from upright (degrees,
+    -45 to 45, as cv2.getRotationMatrix2D counts them), from the directions of the edges
+    in and round it (the face's own edges are the strongest and a quarter turn apart),
+    and the face's side (`extent` is taken as the reader's box: _growth)."""
+    n = 48
+    cut = _cut(frame, cx, cy, POSE_CUT * extent, n)
+    lab = cv2.cvtColor(cut, cv2.COLOR_BGR2LAB).astype(np.float32)
+    gx = np.stack([cv2.Sobel(lab[..., c], cv2.CV_32F, 1, 0, ksize=3) for c in range(3)])
+    gy = np.stack([cv2.Sobel(lab[..., c], cv2.CV_32F, 0, 1, ksize=3) for c in range(3)])
+    strongest = np.hypot(gx, gy).argmax(axis=0)[None]  # each pixel's strongest channel
+    gx, gy = np.take_along_axis(gx, strongest, 0)[0], np.take_along_axis(gy, strongest, 0)[0]
+    c = (n - 1) / 2
+    yy, xx = np.mgrid[:n, :n]
+    w = np.hypot(gx, gy) * (np.hypot(xx - c, yy - c) < n / 2)
+    phi = 4 * np.arctan2(gy, gx)  # edges a quarter turn apart count alike
+    angle = float(np.degrees(np.arctan2((w * np.sin(phi)).sum(), (w * np.cos(phi)).sum()) / 4))
+    r = math.radians(angle)
+    return angle, extent / _growth(r)
+
+
+def _growth(turn: float) -> float:
+    """How much wider than the face the reader's box of a die is, turned `turn` radians."""
+    return BOX_OVER_FACE * (1 + BOX_GROWTH * (abs(math.cos(turn)) + abs(math.sin(turn)) - 1))
+
+
+def template_map(t: FaceTemplate, body: np.ndarray | None = None) -> np.ndarray:
+    """(FACE, FACE) ink map of a learned view, set upright (face_pose; its image is the
+    die's top face cut upright to the frame at the reader's box: face_template)."""
+    n = t.image.shape[0]
+    angle, side = face_pose(t.image, (n - 1) / 2, (n - 1) / 2, n)
+    return _ink(_cut(t.image, (n - 1) / 2, (n - 1) / 2, side, FACE, angle), FACE, body)
 
 
 class _Learned:
     """An Event die's views, ready to compare: every view at every turn, the pip
-    layouts likewise, and how far apart views of the same face typically are."""
+    layouts likewise, and how far apart views of the same face typically are. A Dragon
+    or Rally view that shows no emblem is left out (_consistent)."""
 
     def __init__(self, event: EventDie) -> None:
-        maps = [template_map(t) for t in event.templates]
-        self.names = [t.face for t in event.templates]
-        self.turns = 360 // ANGLE_STEP
-        self.views = _stack(maps, 360)
+        body = event.body.mean_array()
+        maps = [template_map(t, body) for t in event.templates]
+        names = [t.face for t in event.templates]
+        self.turns = len(_turns(4))
+        near = self._apart(maps)
+        keep = _consistent(near, names)
+        self.names = [names[i] for i in keep]
+        self.views = _stack([maps[i] for i in keep], 4)
         self.view_energy = (self.views ** 2).sum(axis=1)
         pips = [pip_map(f) for f in range(1, 7)]
-        self.pips = _stack(pips, 180)  # a pip layout looks the same half a turn on (2, 3, 6 not a quarter)
+        self.pips = _stack(pips, 2)  # a pip layout looks the same half a turn on (2, 3, 6 not a quarter)
         self.pip_energy = (self.pips ** 2).sum(axis=1)
-        same = []
-        for i, m in enumerate(maps):
-            q = _turned(_padded(m), 0)[None, :]
-            d = self._distances(q, self.views, self.view_energy).reshape(len(maps), -1).min(axis=1)
-            others = [d[j] for j in range(len(maps)) if j != i and self.names[j] == self.names[i]]
-            if others:
-                same.append(min(others))
+        same = [min(near[i, j] for j in keep if j != i and names[j] == names[i])
+                for i in keep if sum(names[j] == names[i] for j in keep) > 1]
         self.spread = max(0.002, float(np.median(same))) if same else 0.006
+
+    def _apart(self, maps: list[np.ndarray]) -> np.ndarray:
+        """(n, n) how far apart each two views are (the smaller of either compared with
+        the other at every turn)."""
+        views = _stack(maps, 4)
+        energy = (views ** 2).sum(axis=1)
+        d = np.array([self._distances(_turned(_padded(m), 0)[None, :], views, energy)
+                      .reshape(len(maps), -1).min(axis=1) for m in maps])
+        return np.minimum(d, d.T)
 
     @staticmethod
     def _distances(q: np.ndarray, t: np.ndarray, t_energy: np.ndarray) -> np.ndarray:
@@ -161,6 +219,24 @@ class _Learned:
         return best, float(self._distances(q, self.pips, self.pip_energy).min())
 
 
+def _consistent(near: np.ndarray, names: Sequence[str]) -> list[int]:
+    """Indices of the views to keep: a Dragon or Rally view that is OUTLIER times nearer
+    a blank view than any view of its own face shows no emblem (the die at the picture's
+    edge, half hidden, or on its side) and goes, the furthest from its face first, as
+    long as its face keeps a view."""
+    keep = list(range(len(names)))
+    while True:
+        worst, ratio = None, OUTLIER
+        for i in keep:
+            own = [near[i, j] for j in keep if j != i and names[j] == names[i]]
+            blank = [near[i, j] for j in keep if names[j] == "blank"]
+            if names[i] != "blank" and own and blank and min(own) / max(min(blank), 1e-9) > ratio:
+                worst, ratio = i, min(own) / max(min(blank), 1e-9)
+        if worst is None:
+            return keep
+        keep.remove(worst)
+
+
 def _learned(event: EventDie) -> _Learned:
     hit = _CACHE.get(id(event))
     if hit is not None and hit[0] is event:
@@ -174,9 +250,10 @@ def _learned(event: EventDie) -> _Learned:
 
 def face_squares(frame: np.ndarray, box: Sequence[float], body: np.ndarray
                  ) -> list[tuple[float, float, float]]:
-    """Where the die's top face may be: (cx, cy, side) of `box` taken as the face square,
-    and, when it differs, of the largest region of the top face's colour in it (a loose
-    box round a whole die, its sides and shadow)."""
+    """Where the die's top face may be: (cx, cy, extent) of `box` taken as the reader's
+    box of the face, and, when it differs, of the largest region of the top face's
+    colour in it (a loose box round a whole die, its sides and shadow), its extent the
+    reader's box of a face that size and turn (_growth)."""
     x, y, w, h = (float(v) for v in box)
     out = [(x + w / 2, y + h / 2, (w + h) / 2)]
     ox, oy, x1, y1 = crop_bounds(frame, box, scale=1.05)
@@ -186,10 +263,12 @@ def face_squares(frame: np.ndarray, box: Sequence[float], body: np.ndarray
     rect = _face_rect(crop, body)
     if rect is None:
         return out
-    (rx, ry), (rw, _), _ = rect
+    (rx, ry), (rw, _), ang = rect
+    a = math.radians(ang)
+    extent = rw * _growth(a)
     cx, cy, side = out[0]
-    if math.hypot(ox + rx - cx, oy + ry - cy) > 0.1 * side or not 0.85 < rw / side < 1.15:
-        out.append((ox + rx, oy + ry, rw))
+    if math.hypot(ox + rx - cx, oy + ry - cy) > 0.1 * side or not 0.85 < extent / side < 1.15:
+        out.append((ox + rx, oy + ry, extent))
     return out
 
 
@@ -217,21 +296,25 @@ def _face_rect(crop: np.ndarray, body: np.ndarray) -> tuple | None:
     return (cx, cy), (side, side), ang
 
 
-def _cut(frame: np.ndarray, cx: float, cy: float, side: float, size: int) -> np.ndarray:
-    """The `side`-pixel square round (cx, cy), upright to the frame, as `size` x `size`."""
-    m = cv2.getRotationMatrix2D((cx, cy), 0.0, size / side)
+def _cut(frame: np.ndarray, cx: float, cy: float, side: float, size: int,
+         angle: float = 0.0) -> np.ndarray:
+    """The `side`-pixel square round (cx, cy), turned by `angle` degrees (0: upright to
+    the frame), as `size` x `size`."""
+    m = cv2.getRotationMatrix2D((cx, cy), angle, size / side)
     m[:, 2] += (size - 1) / 2 - np.array([cx, cy])
     return cv2.warpAffine(np.ascontiguousarray(frame), m, (size, size), flags=cv2.INTER_AREA,
                           borderMode=cv2.BORDER_REPLICATE)
 
 
-def query_views(frame: np.ndarray, squares: Sequence[tuple[float, float, float]]
-                ) -> np.ndarray:
-    """(n, WIN * WIN) weighted views of the face: every square, size and shift."""
+def query_views(frame: np.ndarray, squares: Sequence[tuple[float, float, float]],
+                body: np.ndarray | None = None) -> np.ndarray:
+    """(n, WIN * WIN) weighted views of the face, set upright (face_pose): every square
+    (cx, cy, extent), size and shift."""
     rows = []
-    for cx, cy, side in squares:
+    for cx, cy, extent in squares:
+        angle, side = face_pose(frame, cx, cy, extent)
         for s in SCALES:
-            ink = _ink(_cut(frame, cx, cy, CUT * side * s, SIZE), FACE / s)
+            ink = _ink(_cut(frame, cx, cy, CUT * side * s, SIZE, angle), FACE / s, body)
             o = (SIZE - WIN) // 2
             for dy in SHIFTS:
                 for dx in SHIFTS:
@@ -247,9 +330,11 @@ def event_face(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
     the Event die's. frame: BGR uint8 (H, W, 3); box: (x, y, w, h), the die's top face
     square as the reader's detector finds it, or a looser box round the die. read: the
     face classifier's read of the die (vision.faces.FaceRead), when there is one: a die
-    whose likeliest class is a pip face is a Soldier die (on rendered tables no Event
-    die was read so, and pip dice of its colour often matched an Event face better than
-    the drawn pip layouts, whose pips differ in size and place between sets).
+    whose likeliest class is a pip face is a Soldier die (pip dice of the Event die's
+    colour often matched an Event face better than the drawn pip layouts, whose pips
+    differ in size and place between sets), unless the players' colours are known and
+    it has none of them; then its face must beat the pip layouts by PIP_MARGIN (an
+    Event emblem can pass for a 1: rendered tables, 13 of 120 Event dice read so).
     """
     if profile is None or profile.event is None:
         return None
@@ -260,15 +345,16 @@ def event_face(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
     if distance > MAX_BODY_DISTANCE:
         return None  # not the Event die's colour
     label = getattr(read, "label", None)
-    if isinstance(label, int):
-        return None  # the classifier's likeliest class is a pip face: a Soldier die
-    shared = any(color_distance(body, m) < distance for m in profile.colors.values())
+    players = [color_distance(body, m) for m in profile.colors.values()]
+    shared = any(d < distance for d in players)
+    if isinstance(label, int) and (not players or min(players) <= MAX_BODY_DISTANCE):
+        return None  # read as a pip face, and maybe of a player's colour: a Soldier die
     learned = _learned(profile.event)
-    views = query_views(frame, face_squares(frame, box, body))
+    views = query_views(frame, face_squares(frame, box, body), profile.event.body.mean_array())
     best, pips = learned.match(views)
     ranked = sorted((d, name) for name, d in best.items())
     (d1, name), (d2, _) = ranked[0], ranked[1]
-    need = PIP_MARGIN if shared and label != "nopips" else 1.0
+    need = PIP_MARGIN if (shared or isinstance(label, int)) and label != "nopips" else 1.0
     if d1 >= need * pips or d1 > REJECT * learned.spread:
         return None  # a pip layout fits better: a Soldier die (or not this die at all)
     margin = 1.0 - d1 / d2 if d2 > 0 else 0.0

