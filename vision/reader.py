@@ -22,9 +22,9 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.color import die_color
+from vision.color import body_color, color_distance, die_color
 from vision.detect import DET_SIDE, Candidate, DieDetector, full_frame_scale
-from vision.event import event_face
+from vision.event import MAX_BODY_DISTANCE, event_face
 from vision.faces import DISAGREE_CAP, FaceRead, FaceReader
 from vision.onnxnets import model_dir, stamp
 from vision.quality import frame_warnings
@@ -292,9 +292,43 @@ def _soldier_or_event(raw: np.ndarray, read: FaceRead, center: tuple[float, floa
     if event is not None:
         face, conf = event
         return Die(EVENT, face, center, box, float(np.clip(conf, 0, 1)))
-    if read.label == "nopips":  # no pips: the Event die, whose faces this profile cannot tell
-        return Die(EVENT, None, center, box, 0.0)
-    return Die(SOLDIER, read.label, center, box, read.confidence, choices=read.choices())
+    if read.label == "nopips" and not _not_the_event_colour(raw, box, profile):
+        return Die(EVENT, None, center, box, 0.0)  # no pips: the Event die, face unknown
+    return _soldier(read, center, box)
+
+
+def _soldier(read: FaceRead, center: tuple[float, float], box: tuple[int, int, int, int]) -> Die:
+    """A Soldier die as the classifier read it; one it read as a face without pips gets its
+    likeliest pip face, as sure as that face's probability (low: the players are asked)."""
+    if isinstance(read.label, int):
+        return Die(SOLDIER, read.label, center, box, read.confidence, choices=read.choices())
+    face = int(np.argmax(read.probs[:6]))
+    return Die(SOLDIER, face + 1, center, box, float(read.probs[face]), choices=read.choices())
+
+
+def _not_the_event_colour(raw: np.ndarray, box: tuple[int, int, int, int], profile: Any) -> bool:
+    """Whether the die in `box` is, by its colour, not the calibrated Event die but a
+    player's die (False when the profile knows no Event die or no players' colours)."""
+    event = getattr(profile, "event", None)
+    if event is None or not getattr(profile, "colors", None):
+        return False
+    body = body_color(raw, box)
+    if body is None or color_distance(body, event.body) <= MAX_BODY_DISTANCE:
+        return False
+    return min(color_distance(body, m) for m in profile.colors.values()) <= MAX_BODY_DISTANCE
+
+
+def one_event_die(dice: list[Die], reads: list[FaceRead]) -> list[Die]:
+    """A roll holds one Event die: when more dice were read as the Event die, the one
+    read with a face, most surely, stays it; the others are Soldier dice as the classifier
+    read them (`reads`, one per die)."""
+    events = [i for i, d in enumerate(dice) if d.kind == EVENT]
+    if len(events) < 2:
+        return dice
+    keep = max(events, key=lambda i: (dice[i].value is not None,
+                                      dice[i].confidence * (1.0 - max(reads[i].probs[:6]))))
+    return [replace(_soldier(reads[i], d.center, d.box), color=d.color)
+            if i in events and i != keep else d for i, d in enumerate(dice)]
 
 
 def _event_die_passed_over(raw: np.ndarray, passed: list[tuple[Candidate, FaceRead]],
@@ -396,6 +430,7 @@ def read_dice(frame: np.ndarray, *, profile: Any = None, models: str | Path | No
     else:
         reads = faces.read_candidates(upright, cands)
     dice: list[Die] = []
+    dice_reads: list[FaceRead] = []
     sides: list[float] = []
     kept = [c for c, r in zip(cands, reads) if is_die(r)]
     typical = float(np.median([c.side for c in kept])) if len(kept) >= 3 else 0.0
@@ -412,7 +447,9 @@ def read_dice(frame: np.ndarray, *, profile: Any = None, models: str | Path | No
         die = _soldier_or_event(raw, read, center, box, profile)
         color, _ = die_color(raw, box, profile=profile)
         dice.append(replace(die, color=color))
+        dice_reads.append(read)
         sides.append(cand.side)
+    dice = one_event_die(dice, dice_reads)
     if not any(d.kind == EVENT for d in dice):
         found = _event_die_passed_over(raw, passed, kept, typical, rotation, profile)
         if found is not None:

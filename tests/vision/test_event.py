@@ -204,3 +204,28 @@ def test_a_die_read_as_a_pip_face_of_no_players_colour_is_still_the_event_die(
     own = replace(learned, colors={"Ann": learned.event.body})  # Ann's dice: the Event die's colour
     assert event_face(frame, box, profile=own, read=read_as_1) is None
 
+
+def test_a_roll_holds_one_event_die() -> None:
+    """Two dice read as the Event die: the one read with a face, the likelier by its
+    face and by the classifier, stays it; the other is the Soldier die the classifier
+    read (its likeliest pip face, as unsure as that face's probability)."""
+    from vision.reader import one_event_die
+    from vision.types import Die
+
+    def read(probs: tuple[float, ...]) -> FaceRead:
+        k = int(np.argmax(probs))
+        return FaceRead(k + 1 if k < 6 else "nopips", max(probs), probs, True)
+    as_2 = read((0.0, 0.7, 0.0, 0.0, 0.0, 0.0, 0.3, 0.0))
+    no_pips = read((0.0, 0.1, 0.0, 0.0, 0.0, 0.05, 0.85, 0.0))
+    box = (0, 0, 10, 10)
+    dice = [Die("event", "blank", (5.0, 5.0), box, 0.8, color="black"),
+            Die("event", "dragon", (50.0, 5.0), box, 0.7),
+            Die("soldier", 4, (90.0, 5.0), box, 0.9)]
+    out = one_event_die(dice, [as_2, no_pips, read((0, 0, 0, 1.0, 0, 0, 0, 0))])
+    assert [(d.kind, d.value) for d in out] == [("soldier", 2), ("event", "dragon"), ("soldier", 4)]
+    assert out[0].confidence == 0.7 and out[0].color == "black" and out[0].choices[0] == 2
+    unread = [Die("event", None, (5.0, 5.0), box, 0.0), Die("event", "rally", (50.0, 5.0), box, 0.2)]
+    out = one_event_die(unread, [no_pips, as_2])
+    assert [(d.kind, d.value) for d in out] == [("soldier", 2), ("event", "rally")]
+    assert out[0].confidence == 0.1
+    assert one_event_die(dice[1:], [no_pips, as_2]) == dice[1:]
