@@ -6,8 +6,8 @@ for; uncalibrated, frames wider than 640 px are looked at closer when the dice a
 small, narrower ones from further away when the dice are too big) -> read
 each face (vision.faces, one batched forward pass) -> drop what is not a die or lies
 outside the tray -> Event die, colour and frame warnings from the calibration helpers
-(on the frame as given; a calibrated frame without an Event die looks for it again among
-what was dropped) -> warnings the detection itself can tell (touching dice,
+(on the frame as given; a roll holds one Event die; a calibrated frame without an Event
+die looks for it again among what was dropped) -> warnings the detection itself can tell (touching dice,
 unreadable dice).
 Centres and boxes are reported in the pixels of the frame as given (before rotation),
 the same coordinates as the profile's tray polygon and LED positions.

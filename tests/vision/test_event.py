@@ -229,3 +229,26 @@ def test_a_roll_holds_one_event_die() -> None:
     assert [(d.kind, d.value) for d in out] == [("soldier", 2), ("event", "rally")]
     assert out[0].confidence == 0.1
     assert one_event_die(dice[1:], [no_pips, as_2]) == dice[1:]
+
+
+def test_a_die_without_pips_of_a_players_colour_is_a_soldier_die(black_table: Profile) -> None:
+    """The classifier can read a Soldier die as a face without pips (a cocked die, a
+    glint). With the Event die calibrated, such a die of a player's colour and not the
+    Event die's is a Soldier die the players are asked about, not the Event die."""
+    from dataclasses import replace
+
+    from vision.reader import _soldier_or_event
+
+    rng = np.random.default_rng(34)
+    green = (40, 150, 40)
+    die = SynthDie(3, (160.0, 120.0), 46.0, 20.0, green, WHITE)
+    frame, _ = render_frame([die], background=procedural_background((240, 320), rng), rng=rng)
+    box = tuple(round(v) for v in _square(die))
+    ben = ColorModel.from_pixels(body_pixels(frame, box))
+    table = replace(black_table, colors={**black_table.colors, "Ben": ben})
+    no_pips = FaceRead("nopips", 0.6, (0.05, 0.02, 0.3, 0.0, 0.0, 0.03, 0.6, 0.0), True)
+    got = _soldier_or_event(frame, no_pips, (160.0, 120.0), box, table)
+    assert (got.kind, got.value, got.confidence) == ("soldier", 3, 0.3) and got.choices[0] == 3
+    # Without the players' colours the reader cannot tell: the Event die, its face unknown.
+    got = _soldier_or_event(frame, no_pips, (160.0, 120.0), box, replace(table, colors={}))
+    assert (got.kind, got.value) == ("event", None)
