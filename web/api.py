@@ -262,6 +262,11 @@ def calibration_event() -> Response:
     return jsonify(keeper().capture_event(table_app().table.live.raw(), face))
 
 
+@bp.post("/calibration/event/restart")
+def calibration_event_restart() -> Response:
+    return jsonify(keeper().restart_event())
+
+
 @bp.post("/calibration/lock")
 def calibration_lock() -> Response:
     return jsonify(keeper().lock_exposure())

@@ -32,6 +32,7 @@ class ProfileKeeper:
         self.path = Path(path) if path else None
         self.listeners: list[Callable[[Any], None]] = []  # called with the new profile
         self.event_frames: dict[str, list[Any]] = {}  # Event-die face pictures taken so far
+        self._event_lock = threading.Lock()  # one Event-die picture at a time
         self.camera: Callable[[], Any] = lambda: None  # the open camera (set by the runtime)
         self.lights: Any = None  # the TableLights (set by the runtime when LEDs are on)
         self.sleep: Callable[[float], None] = time.sleep  # injectable for the tests
@@ -105,19 +106,36 @@ class ProfileKeeper:
         return self.summary(frame_size(frame))
 
     def capture_event(self, frame: Any, face: Any) -> dict[str, Any]:
-        """Keep a picture of one Event-die face; once every face has one, learn the die."""
-        from calibration.event_die import learn_event
+        """Keep a picture of one Event-die face; once every face has one, learn the die.
+
+        A picture is kept only when the Event die is found in it and, once every face
+        has a picture, the die is learned with it: a refused picture changes nothing (a
+        kept bad one would make every later picture fail too)."""
+        from calibration.event_die import event_boxes, learn_event
         from calibration.profile import EVENT_FACES
 
         if face not in EVENT_FACES:
             raise CalibrationError("The Event die shows blank, dragon or rally.")
-        with self._lock:
-            self.event_frames.setdefault(face, []).append(need(frame).copy())
+        frame = need(frame).copy()
+        side = self.profile.die_side
+        with self._event_lock:
+            event_boxes({face: [frame]}, die_side=side)  # CalibrationError: not kept
             frames = {f: list(v) for f, v in self.event_frames.items()}
-        if all(frames.get(f) for f in EVENT_FACES):
-            self._replace(event=learn_event(frames))
+            frames.setdefault(face, []).append(frame)
+            if all(frames.get(f) for f in EVENT_FACES):
+                self._replace(event=learn_event(frames, die_side=side))
+            self.event_frames = frames
         return self.summary(frame_size(frame)) | {
             "event_frames": {f: len(frames.get(f, [])) for f in EVENT_FACES}}
+
+    def restart_event(self) -> dict[str, Any]:
+        """Forget the Event-die pictures taken so far (a face tapped wrong): the die
+        learned from them stays in use until every face has a new picture."""
+        from calibration.profile import EVENT_FACES
+
+        with self._event_lock:
+            self.event_frames = {}
+        return self.summary() | {"event_frames": {f: 0 for f in EVENT_FACES}}
 
     def lock_exposure(self) -> dict[str, Any]:
         """Freeze the Pi camera's exposure and white balance as the light is now, and keep

@@ -98,6 +98,53 @@ def test_find_the_tray_learn_a_colour_and_the_event_die(setup):
     assert keeper.profile.event is not None
 
 
+def test_an_event_die_picture_that_cannot_be_used_is_not_kept(setup):
+    """A picture without the Event die (the tray empty, or the die not yet put down) is
+    refused and forgotten: the next pictures still work. Before, it was kept, and every
+    later picture failed on it until the table restarted."""
+    from vision.synthetic import procedural_background, random_event_frame
+
+    app, client, keeper, _ = setup
+    rng = np.random.default_rng(8)
+    background = procedural_background((480, 640), rng)
+    show(app, background)  # an empty tray
+    r = client.post("/api/calibration/event", json={"face": "blank"})
+    assert r.status_code == 400 and "Event die" in r.json["error"]
+    assert keeper.event_frames == {} and keeper.profile.event is None
+    for face in ["blank", "dragon", "rally"]:
+        show(app, random_event_frame(face, rng, background=background)[0])
+        r = client.post("/api/calibration/event", json={"face": face})
+        assert r.status_code == 200, r.json
+    assert r.json["event_frames"] == {"blank": 1, "dragon": 1, "rally": 1}
+    learned = keeper.profile.event
+    assert learned is not None
+    show(app, background)
+    assert client.post("/api/calibration/event", json={"face": "dragon"}).status_code == 400
+    assert keeper.profile.event is learned and len(keeper.event_frames["dragon"]) == 1
+
+
+def test_the_event_die_pictures_can_be_started_again(setup):
+    """A face tapped wrong is undone by starting the pictures again; the die learned so far
+    stays in use until every face has a new picture."""
+    from vision.synthetic import procedural_background, random_event_frame
+
+    app, client, keeper, _ = setup
+    rng = np.random.default_rng(9)
+    background = procedural_background((480, 640), rng)
+    for face in ["blank", "dragon", "rally"]:
+        show(app, random_event_frame(face, rng, background=background)[0])
+        assert client.post("/api/calibration/event", json={"face": face}).status_code == 200
+    learned = keeper.profile.event
+    r = client.post("/api/calibration/event/restart", json={})
+    assert r.status_code == 200 and r.json["event_frames"] == {"blank": 0, "dragon": 0, "rally": 0}
+    assert keeper.event_frames == {} and keeper.profile.event is learned
+    assert client.get("/api/calibration").json["event_frames"] == {}
+    for i, face in enumerate(["blank", "dragon", "rally"]):
+        show(app, random_event_frame(face, rng, background=background)[0])
+        r = client.post("/api/calibration/event", json={"face": face})
+        assert r.status_code == 200 and (keeper.profile.event is learned) is (i < 2)
+
+
 @pytest.mark.parametrize("path, body, words", [
     ("/api/calibration/color", {"name": "red"}, "no dice found"),
     ("/api/calibration/color", {"name": ""}, "Name the dice colour"),

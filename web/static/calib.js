@@ -60,6 +60,12 @@ function renderCalib() {
         post("/api/calibration/event", {face: f}, false, CALIB_WAIT).then(function (r) { toast(r.event_die ? "Event die learned" : "Picture of " + f + " kept", true); renderCalib(); });
       }}, [EVENT_ICON[f] ? icon(EVENT_ICON[f], 16) : null, " " + title(f) + " (" + (counts[f] || 0) + ")"]);
     })));
+    if ((counts.blank || 0) + (counts.dragon || 0) + (counts.rally || 0) > 0) {
+      box.appendChild(h("button", {"class": "btn small ghost", type: "button", style: "margin-top:6px",
+        text: "Start the Event die's pictures again", onclick: function () {
+          post("/api/calibration/event/restart", {}, false, CALIB_WAIT).then(function () { toast("Event die pictures forgotten", true); renderCalib(); });
+        }}));
+    }
     box.appendChild(h("h2", {style: "margin-top:14px", text: "Exposure"}));
     box.appendChild(h("p", {"class": "muted small", text: "With the table lit as for playing, lock the Pi camera's exposure, white balance and focus so dice colours and pips stay the same all evening."}));
     var lockBtn = h("button", {"class": "btn small", type: "button", text: c.camera_locked ? "Lock again" : "Lock exposure", onclick: function () {
