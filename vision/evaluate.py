@@ -99,8 +99,10 @@ def roll_outcome(dice: list[Die] | tuple[Die, ...], labels: list[dict],
     """What the table does with a photo taken as one roll: "right" or "wrong" when it
     plays the roll itself, "asked" when it asks the phones.
 
-    The table plays a roll when as many dice are read as are there, every one with a
-    face and at least `play_confidence` sure, and the reading has no warnings. A played
+    The table plays a roll when as many dice are read as are there (Soldier dice and the
+    Event die counted apart, as the table counts them: companion.controller.interpret),
+    every one with a face and at least `play_confidence` sure, and the reading has no
+    warnings. A played
     roll is right when its faces (Soldier faces and the Event face, as a multiset: the
     rules do not care which die shows what) are the labelled ones."""
     playable = least_sure(dice, labels, warnings)
@@ -112,9 +114,11 @@ def roll_outcome(dice: list[Die] | tuple[Die, ...], labels: list[dict],
 def least_sure(dice: list[Die] | tuple[Die, ...], labels: list[dict],
                warnings: tuple[Any, ...] | list[Any] = ()) -> float | None:
     """The confidence of a roll's least sure die when the table could play the roll at
-    some threshold (as many dice read as are there, every one with a face, no warnings),
-    else None: the table asks whatever its threshold."""
-    if len(dice) != len(labels) or warnings or any(d.value is None for d in dice):
+    some threshold (as many Soldier dice read as are there and the Event die when it is
+    there, as the table counts them against the dice in hand: every one with a face, no
+    warnings), else None: the table asks whatever its threshold."""
+    kinds = Counter("event" if isinstance(lab["value"], str) else "soldier" for lab in labels)
+    if Counter(d.kind for d in dice) != kinds or warnings or any(d.value is None for d in dice):
         return None
     return min((d.confidence for d in dice), default=1.0)
 

@@ -103,6 +103,9 @@ def test_a_roll_is_played_right_asked_or_played_wrong():
     # unless the false die shows the missed face (then the rules see the same roll)
     assert roll_outcome([right[0], _die(2, x=400), right[2]], labels) == "wrong"
     assert roll_outcome([right[0], _die(5, x=400), right[2]], labels) == "right"
+    # the table counts Soldier dice against the dice in hand and wants the Event die: a
+    # missed Event die and a Soldier die read twice is asked about, not played
+    assert roll_outcome([right[0], right[1], _die(1, x=400)], labels) == "asked"
 
 
 def test_rolls_at_other_play_thresholds_trade_asking_against_playing_wrong():
