@@ -249,6 +249,22 @@ def test_framing_the_tray_and_learning_a_dice_colour_by_tapping(live_server, pho
     expect(page.locator("#calib .tags")).to_contain_text("px wide")
     assert "red" in parts.calibration.profile.colors and parts.calibration.profile.die_side
 
+    # An Event-die picture without the die is refused and not counted; a good one is, and
+    # the pictures can be started again.
+    from vision.synthetic import random_event_frame
+
+    background = procedural_background((480, 640), rng)
+    parts.table.live.show(background)
+    page.locator("#calib .seg button", has_text="Dragon").tap()
+    expect(page.locator("#toast")).to_contain_text("Event die")
+    expect(page.locator("#calib .seg button", has_text="Dragon")).to_contain_text("(0)")
+    parts.table.live.show(random_event_frame("dragon", rng, background=background)[0])
+    page.locator("#calib .seg button", has_text="Dragon").tap()
+    expect(page.locator("#calib .seg button", has_text="Dragon")).to_contain_text("(1)")
+    page.locator("#calib button", has_text="pictures again").tap()
+    expect(page.locator("#calib .seg button", has_text="Dragon")).to_contain_text("(0)")
+    expect(page.locator("#calib button", has_text="pictures again")).to_have_count(0)
+
 
 def test_a_wrong_camera_read_is_fixed_from_the_page(live_server, phone):
     from playwright.sync_api import expect
