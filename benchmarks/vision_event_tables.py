@@ -157,7 +157,7 @@ def calibrate(frames: dict[str, tuple[np.ndarray, list[dict]]]) -> tuple[Any, li
     from calibration.event_die import event_boxes
     from calibration.procedures import CalibrationError, build_profile
 
-    profile, failed = build_profile(), []
+    profile, failed, notes = build_profile(), [], []
     parts: list[tuple[str, dict]] = [("tray", {"tray": frames["tray"][0]})]
     players = {n.split("-", 1)[1]: f for n, (f, _) in frames.items() if n.startswith("player-")}
     parts.append(("players", {"players": players}))
@@ -166,24 +166,25 @@ def calibrate(frames: dict[str, tuple[np.ndarray, list[dict]]]) -> tuple[Any, li
     parts.append(("event", {"event": event}))
     for what, kwargs in parts:
         try:
-            profile = build_profile(base=profile, **kwargs)
+            profile = build_profile(base=profile, notes=notes, **kwargs)
         except CalibrationError as exc:
             failed.append(f"{what}: {exc}")
     if profile.event is None:
         return profile, failed, "NOT found (" + failed[-1].split(": ", 1)[1] + ")"
     # Did it learn the right die? Every box it chose must be on the labelled Event die
     # (found as the calibration found them: at the players' dice size).
-    boxes = event_boxes(event, die_side=profile.die_side)
+    boxes = event_boxes(event, die_side=profile.die_side, left_out=[])
     names = {face: [n for n in sorted(frames) if n.startswith(f"event-{face}-")] for face in FACES}
     for face, found in boxes.items():
-        for name, (x, y, w, h) in zip(names[face], found):
+        for name, box in zip(names[face], found):
             labels = frames[name][1]
-            if not labels:  # hidden by a wall: nothing to check against
+            if not labels or box is None:  # hidden by a wall, or left out
                 continue
+            x, y, w, h = box
             lx, ly, lw, lh = labels[0]["bbox"]
             if not (lx <= x + w / 2 <= lx + lw and ly <= y + h / 2 <= ly + lh):
                 return profile, failed, f"learned the wrong thing in {name}"
-    return profile, failed, "found"
+    return profile, failed, "found" + "".join(f" ({n})" for n in notes)
 
 
 @dataclass
@@ -296,7 +297,7 @@ def main() -> int:
         assert frames is not None
         print(describe(k, scene, frames))
         profile, failed, verdict = calibrate(frames)
-        found += verdict == "found"
+        found += verdict.startswith("found")
         print(f"  calibration: Event die {verdict}"
               + "".join(f"; {f}" for f in failed if not f.startswith("event")))
         for mode, prof in (("calibrated", profile), ("uncalibrated", None)):

@@ -28,7 +28,8 @@ from vision.event import face_squares, face_template
 
 
 def event_boxes(frames: Mapping[str, Sequence[np.ndarray]], *,
-                die_side: float | None = None) -> dict[str, list[Box]]:
+                die_side: float | None = None, left_out: list[str] | None = None
+                ) -> dict[str, list[Box | None]]:
     """The Event die's top face square (x, y, side, side) in every frame: of the dice
     found, the one whose colour recurs.
 
@@ -37,6 +38,10 @@ def event_boxes(frames: Mapping[str, Sequence[np.ndarray]], *,
     wins, and each frame gives its most die-like thing of that colour. Dice are found by
     the reader's detector (at the players' dice size, `die_side`, when measured) and by
     colour segmentation, so a die that looks like the felt is still found.
+
+    A frame where the die is not found raises CalibrationError; or, given a `left_out`
+    list, is left out (None in its place, a sentence in the list) while its face keeps
+    another frame: a lamp's glare can turn one picture's top face white.
     """
     side = die_side or _event_die_side(frames)
     cands: list[tuple[str, int, Box, np.ndarray, float]] = []
@@ -64,16 +69,28 @@ def event_boxes(frames: Mapping[str, Sequence[np.ndarray]], *,
             best[(f, i)] = max(p, best.get((f, i), 0.0))
         return len(best), sum(best.values())
     consensus = max(cands, key=lambda c: (support(c[3]), c[4]))[3]
-    out: dict[str, list[Box]] = {}
+    out: dict[str, list[Box | None]] = {}
     for face, imgs in frames.items():
         for i in range(len(imgs)):
             mine = [(p, -dist(c, consensus), b) for f, j, b, c, p in cands
                     if (f, j) == (face, i) and dist(c, consensus) <= 40]
-            if not mine:
-                raise CalibrationError(f"the Event die was not found in {face} frame {i + 1}: "
-                                       "put only the Event die in the tray, showing that face")
-            box = max(mine, key=lambda m: m[:2])[2]
-            out.setdefault(face, []).append(_top_face(imgs[i], box, side))
+            if mine:
+                box = max(mine, key=lambda m: m[:2])[2]
+                out.setdefault(face, []).append(_top_face(imgs[i], box, side))
+                continue
+            other = any((f, j) == (face, i) and p >= 0.5 for f, j, _, _, p in cands)
+            why = (f"the Event die in {face} frame {i + 1} is not the colour it is in the "
+                   "others (a lamp's glare on it?)" if other else
+                   f"the Event die was not found in {face} frame {i + 1}")
+            if left_out is None:
+                raise CalibrationError(f"{why}: put only the Event die in the tray, showing "
+                                       "that face, out of any glare")
+            out.setdefault(face, []).append(None)
+            left_out.append(f"{why}: that picture is left out")
+    for face, found in out.items():
+        if not any(b is not None for b in found):
+            raise CalibrationError(f"the Event die was not found in any {face} frame: put "
+                                   "only the Event die in the tray, showing that face")
     return out
 
 
@@ -146,13 +163,14 @@ def _event_die_side(frames: Mapping[str, Sequence[np.ndarray]]) -> float | None:
 
 
 def learn_event(frames: Mapping[str, Sequence[np.ndarray]],
-                boxes: Mapping[str, Sequence[Box]] | None = None, *,
-                die_side: float | None = None) -> EventDie:
+                boxes: Mapping[str, Sequence[Box | None]] | None = None, *,
+                die_side: float | None = None, left_out: list[str] | None = None) -> EventDie:
     """The Event die from a few frames of each face {"blank": [...], "dragon": [...], "rally": [...]}.
 
     Each frame shows the Event die alone (or give its top face square per frame in
     `boxes`). die_side: the players' dice side in pixels, when measured (the Event die
-    is found at that scale).
+    is found at that scale). left_out: see event_boxes (a frame where the die is not
+    found raises CalibrationError without it).
     """
     missing = [f for f in EVENT_FACES if not frames.get(f)]
     if missing:
@@ -161,9 +179,9 @@ def learn_event(frames: Mapping[str, Sequence[np.ndarray]],
     unknown = sorted(set(frames) - set(EVENT_FACES))
     if unknown:
         raise CalibrationError(f"unknown Event-die face {unknown[0]!r}: use blank, dragon or rally")
-    boxes = boxes or event_boxes(frames, die_side=die_side)
+    boxes = boxes or event_boxes(frames, die_side=die_side, left_out=left_out)
     found = [(face, img, boxes[face][i]) for face, imgs in frames.items()
-             for i, img in enumerate(imgs)]
+             for i, img in enumerate(imgs) if boxes[face][i] is not None]
     pixels = np.vstack([body_pixels(img, box) for _, img, box in found])
     body = ColorModel.from_pixels(pixels)
     templates = tuple(face_template(img, box, face) for face, img, box in found)

@@ -288,8 +288,12 @@ def die_side_advice(side: float | None) -> str | None:
 
 def build_profile(*, base: Profile | None = None, tray: np.ndarray | None = None,
                   rotation: int | None = None, players: Mapping[str, np.ndarray] | None = None,
-                  event: Mapping[str, Sequence[np.ndarray]] | None = None) -> Profile:
-    """A profile from calibration frames; what is not given is kept from `base` (default)."""
+                  event: Mapping[str, Sequence[np.ndarray]] | None = None,
+                  notes: list[str] | None = None) -> Profile:
+    """A profile from calibration frames; what is not given is kept from `base` (default).
+
+    notes: given a list, an Event-die picture where the die cannot be found is left out
+    (its face keeping another) and said there; without it, it is an error."""
     profile = base or default_profile()
     if tray is not None:
         polygon, guessed = learn_tray(tray)
@@ -309,5 +313,6 @@ def build_profile(*, base: Profile | None = None, tray: np.ndarray | None = None
     if event:
         from calibration.event_die import learn_event  # it uses this module's helpers
 
-        profile = replace(profile, event=learn_event(event, die_side=profile.die_side))
+        profile = replace(profile, event=learn_event(event, die_side=profile.die_side,
+                                                     left_out=notes))
     return profile

@@ -109,8 +109,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         base = load_profile(args.base) if args.base else None
         frames = _from_camera(args) if args.camera else _from_files(args)
+        notes: list[str] = []
         profile = build_profile(base=base, tray=frames["tray"], rotation=args.rotation,
-                                players=frames["players"], event=frames["event"] or None)
+                                players=frames["players"], event=frames["event"] or None,
+                                notes=notes)
         out = save_profile(profile, Path(args.out))
     except (ValueError, OSError, RuntimeError) as exc:  # bad input, or a camera failure
         print(f"calibrate: {exc}", file=sys.stderr)
@@ -120,6 +122,8 @@ def run(args: argparse.Namespace) -> int:
           f"{', '.join(profile.colors) or 'generic'}, Event die "
           f"{'learned' if profile.event else 'none'}, dice "
           f"{'not measured' if profile.die_side is None else f'{profile.die_side:.0f} px wide'}")
+    for note in notes:
+        print(f"note: {note}")
     advice = die_side_advice(profile.die_side)
     if advice:
         print(advice)
