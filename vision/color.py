@@ -102,14 +102,16 @@ def body_color(frame: np.ndarray, box: Box) -> np.ndarray | None:
     return px.mean(axis=0).astype(np.float64) if len(px) else None
 
 
-def die_color(frame: np.ndarray, box: Box, *, profile: Profile | None = None
-              ) -> tuple[str | None, float]:
+def die_color(frame: np.ndarray, box: Box, *, profile: Profile | None = None,
+              mean: np.ndarray | None = None) -> tuple[str | None, float]:
     """(colour-set name or None, confidence 0-1) of the die in `box` (x, y, w, h).
 
     frame: BGR uint8 (H, W, 3). With learned colours in the profile, the nearest
-    within MAX_DISTANCE; otherwise a generic colour name.
+    within MAX_DISTANCE; otherwise a generic colour name. mean: the die's body_color,
+    when it is measured already.
     """
-    mean = body_color(frame, box)
+    if mean is None:
+        mean = body_color(frame, box)
     if mean is None:
         return None, 0.0
     if profile is None or not profile.colors:

@@ -323,7 +323,8 @@ def query_views(frame: np.ndarray, squares: Sequence[tuple[float, float, float]]
 
 
 def event_face(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
-               profile: Profile | None, read: Any = None) -> tuple[str, float] | None:
+               profile: Profile | None, read: Any = None, body: np.ndarray | None = None
+               ) -> tuple[str, float] | None:
     """("blank" | "dragon" | "rally", confidence) for the Event die in `box`, else None.
 
     None when the profile has no Event die, or this die's body colour or face is not
@@ -335,10 +336,12 @@ def event_face(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
     differ in size and place between sets), unless the players' colours are known and
     it has none of them; then its face must beat the pip layouts by PIP_MARGIN (an
     Event emblem can pass for a 1: rendered tables, 13 of 120 Event dice read so).
+    body: the die's body_color, when it is measured already.
     """
     if profile is None or profile.event is None:
         return None
-    body = body_color(frame, box)
+    if body is None:
+        body = body_color(frame, box)
     if body is None:
         return None
     distance = color_distance(body, profile.event.body)

@@ -287,12 +287,18 @@ def _raw_geometry(c: Candidate, rotation: int, raw_shape: tuple[int, ...]
 
 
 def _soldier_or_event(raw: np.ndarray, read: FaceRead, center: tuple[float, float],
-                      box: tuple[int, int, int, int], profile: Any) -> Die:
-    event = event_face(raw, box, profile=profile, read=read) if profile is not None else None
+                      box: tuple[int, int, int, int], profile: Any,
+                      body: np.ndarray | None = None) -> Die:
+    """The die the classifier read `read`, a Soldier die or the Event die; `body`: its
+    body_color, when measured already."""
+    if body is None:
+        body = body_color(raw, box)
+    event = (event_face(raw, box, profile=profile, read=read, body=body)
+             if profile is not None and body is not None else None)
     if event is not None:
         face, conf = event
         return Die(EVENT, face, center, box, float(np.clip(conf, 0, 1)))
-    if read.label == "nopips" and not _not_the_event_colour(raw, box, profile):
+    if read.label == "nopips" and not _not_the_event_colour(body, profile):
         return Die(EVENT, None, center, box, 0.0)  # no pips: the Event die, face unknown
     return _soldier(read, center, box)
 
@@ -306,13 +312,12 @@ def _soldier(read: FaceRead, center: tuple[float, float], box: tuple[int, int, i
     return Die(SOLDIER, face + 1, center, box, float(read.probs[face]), choices=read.choices())
 
 
-def _not_the_event_colour(raw: np.ndarray, box: tuple[int, int, int, int], profile: Any) -> bool:
-    """Whether the die in `box` is, by its colour, not the calibrated Event die but a
-    player's die (False when the profile knows no Event die or no players' colours)."""
+def _not_the_event_colour(body: np.ndarray | None, profile: Any) -> bool:
+    """Whether a die of body colour `body` is not the calibrated Event die but a player's
+    die (False when the profile knows no Event die or no players' colours)."""
     event = getattr(profile, "event", None)
     if event is None or not getattr(profile, "colors", None):
         return False
-    body = body_color(raw, box)
     if body is None or color_distance(body, event.body) <= MAX_BODY_DISTANCE:
         return False
     return min(color_distance(body, m) for m in profile.colors.values()) <= MAX_BODY_DISTANCE
@@ -444,8 +449,9 @@ def read_dice(frame: np.ndarray, *, profile: Any = None, models: str | Path | No
         center, box = _raw_geometry(cand, rotation, raw.shape)
         if profile is not None and not profile.in_tray(center):
             continue
-        die = _soldier_or_event(raw, read, center, box, profile)
-        color, _ = die_color(raw, box, profile=profile)
+        body = body_color(raw, box)
+        die = _soldier_or_event(raw, read, center, box, profile, body)
+        color, _ = die_color(raw, box, profile=profile, mean=body)
         dice.append(replace(die, color=color))
         dice_reads.append(read)
         sides.append(cand.side)
