@@ -68,7 +68,7 @@ def _ellipse(h: int, w: int) -> np.ndarray:
     return mask
 
 
-def _medians_u8(values: np.ndarray) -> list[float]:
+def medians_u8(values: np.ndarray) -> list[float]:
     """np.median of each column of an (N, 3) uint8 array (N >= 1), by partial sorting."""
     n = len(values)
     k = n // 2
@@ -88,7 +88,7 @@ def body_pixels(frame: np.ndarray, box: Box) -> np.ndarray:
     lab8 = lab8[lab8[:, 0] < 250]  # specular glints carry the light's colour, not the die's
     if len(lab8) < 10:
         return np.empty((0, 3), np.float32)
-    med = _medians_u8(lab8)
+    med = medians_u8(lab8)
     lab = lab8.astype(np.float32)
     # Lightness differences count half: pips differ mostly in L, marbling mostly in a/b.
     dist = (0.5 * (lab[:, 0] - med[0])) ** 2 + (lab[:, 1] - med[1]) ** 2 + (lab[:, 2] - med[2]) ** 2

@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import cv2
 import numpy as np
 
 from calibration.profile import EVENT_FACES, EventDie, FaceTemplate, Profile
-from vision.color import body_color, color_distance, crop_bounds
+from vision.color import body_color, color_distance, crop_bounds, medians_u8
 
 FACE = 24  # pixels of one face side in the compared maps
 CUT = 1.25  # the query is cut this many face sides wide (room for the shifts)
@@ -81,17 +82,27 @@ def _ink(square: np.ndarray, face: float, body: np.ndarray | None = None) -> np.
     learned colour, its emblem still stands out): the median of the face's middle disc,
     or of a ring round it (a big emblem fills the middle), whichever is nearer the
     learned colour `body` (Lab; lightness counts a tenth, as the light changes it)."""
-    n = square.shape[0]
-    lab = cv2.cvtColor(np.ascontiguousarray(square), cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab8 = cv2.cvtColor(np.ascontiguousarray(square), cv2.COLOR_BGR2LAB)
+    disc, ring = _rings(square.shape[0], round(face, 3))
+    refs = [np.asarray(medians_u8(lab8[disc]), np.float32)]
+    if body is not None:
+        refs.append(np.asarray(medians_u8(lab8[ring]), np.float32))
+        refs.sort(key=lambda v: float(np.linalg.norm((v - body) * (0.1, 1.0, 1.0))))
+    d = lab8.astype(np.float32) - refs[0]
+    ink = np.minimum(np.sqrt((d * d).sum(axis=2)) / INK_SCALE, 1.0)
+    return cv2.GaussianBlur(ink, (0, 0), BLUR)
+
+
+@lru_cache(maxsize=64)
+def _rings(n: int, face: float) -> tuple[np.ndarray, np.ndarray]:
+    """Masks of an n-pixel square whose face is `face` pixels wide: its middle disc
+    (0.4 face sides round the centre) and RING (read-only: shared)."""
     c = (n - 1) / 2
     yy, xx = np.mgrid[:n, :n]
     r = np.hypot(xx - c, yy - c) / face
-    refs = [np.median(lab[r <= 0.4], axis=0)]
-    if body is not None:
-        refs.append(np.median(lab[(r >= RING[0]) & (r <= RING[1])], axis=0))
-        refs.sort(key=lambda v: float(np.linalg.norm((v - body) * (0.1, 1.0, 1.0))))
-    ink = np.clip(np.linalg.norm(lab - refs[0], axis=2) / INK_SCALE, 0.0, 1.0)
-    return cv2.GaussianBlur(ink, (0, 0), BLUR)
+    disc, ring = r <= 0.4, (r >= RING[0]) & (r <= RING[1])
+    disc.flags.writeable = ring.flags.writeable = False
+    return disc, ring
 
 
 def _turned(m: np.ndarray, angle: float) -> np.ndarray:
@@ -143,17 +154,33 @@ def face_pose(frame: np.ndarray, cx: float, cy: float, extent: float) -> tuple[f
     n = 48
     cut = _cut(frame, cx, cy, POSE_CUT * extent, n)
     lab = cv2.cvtColor(cut, cv2.COLOR_BGR2LAB).astype(np.float32)
-    gx = np.stack([cv2.Sobel(lab[..., c], cv2.CV_32F, 1, 0, ksize=3) for c in range(3)])
-    gy = np.stack([cv2.Sobel(lab[..., c], cv2.CV_32F, 0, 1, ksize=3) for c in range(3)])
-    strongest = np.hypot(gx, gy).argmax(axis=0)[None]  # each pixel's strongest channel
-    gx, gy = np.take_along_axis(gx, strongest, 0)[0], np.take_along_axis(gy, strongest, 0)[0]
-    c = (n - 1) / 2
-    yy, xx = np.mgrid[:n, :n]
-    w = np.hypot(gx, gy) * (np.hypot(xx - c, yy - c) < n / 2)
-    phi = 4 * np.arctan2(gy, gx)  # edges a quarter turn apart count alike
-    angle = float(np.degrees(np.arctan2((w * np.sin(phi)).sum(), (w * np.cos(phi)).sum()) / 4))
+    gx = cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(lab, cv2.CV_32F, 0, 1, ksize=3)
+    inside = _round_window(n)
+    gx, gy = gx[inside], gy[inside]  # (pixels, channels)
+    m2 = gx * gx + gy * gy
+    strongest = m2.argmax(axis=1)  # each pixel's strongest channel
+    rows = np.arange(len(m2))
+    gx, gy, m2 = gx[rows, strongest], gy[rows, strongest], m2[rows, strongest]
+    # Each edge votes with its strength |g| for its direction times four (edges a quarter
+    # turn apart count alike): |g| (cos 4phi, sin 4phi) = (c4, s4) / |g|^3, where
+    # (c2, s2) = |g|^2 (cos 2phi, sin 2phi) and (c4, s4) = |g|^4 (cos 4phi, sin 4phi).
+    c2, s2 = gx * gx - gy * gy, 2 * gx * gy
+    c4, s4 = c2 * c2 - s2 * s2, 2 * c2 * s2
+    w = 1.0 / np.maximum(m2, 1e-6) ** 1.5
+    angle = float(np.degrees(math.atan2(float((s4 * w).sum()), float((c4 * w).sum())) / 4))
     r = math.radians(angle)
     return angle, extent / _growth(r)
+
+
+@lru_cache(maxsize=4)
+def _round_window(n: int) -> np.ndarray:
+    """The disc inscribed in an n-pixel square (read-only: shared)."""
+    c = (n - 1) / 2
+    yy, xx = np.mgrid[:n, :n]
+    inside = np.hypot(xx - c, yy - c) < n / 2
+    inside.flags.writeable = False
+    return inside
 
 
 def _growth(turn: float) -> float:
@@ -316,10 +343,10 @@ def query_views(frame: np.ndarray, squares: Sequence[tuple[float, float, float]]
         for s in SCALES:
             ink = _ink(_cut(frame, cx, cy, CUT * side * s, SIZE, angle), FACE / s, body)
             o = (SIZE - WIN) // 2
-            for dy in SHIFTS:
-                for dx in SHIFTS:
-                    rows.append((ink[o + dy:o + dy + WIN, o + dx:o + dx + WIN] * SQRT_W).ravel())
-    return np.array(rows, np.float32)
+            part = ink[o + SHIFTS[0]:o + SHIFTS[-1] + WIN, o + SHIFTS[0]:o + SHIFTS[-1] + WIN]
+            windows = np.lib.stride_tricks.sliding_window_view(part, (WIN, WIN))  # (dy, dx, WIN, WIN)
+            rows.append((windows * SQRT_W).reshape(-1, WIN * WIN))
+    return np.concatenate(rows).astype(np.float32)
 
 
 def event_face(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
