@@ -28,6 +28,8 @@ import argparse
 import hashlib
 import json
 import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one core, as on the table (companion/__init__.py)
 import statistics
 import time
 from dataclasses import dataclass, field, replace
