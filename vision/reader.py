@@ -7,8 +7,8 @@ small, narrower ones from further away when the dice are too big) -> read
 each face (vision.faces, one batched forward pass) -> drop what is not a die or lies
 outside the tray -> Event die, colour and frame warnings from the calibration helpers
 (on the frame as given; a roll holds one Event die; a calibrated frame without an Event
-die looks for it again among what was dropped) -> warnings the detection itself can tell (touching dice,
-unreadable dice).
+die looks for it again among what was dropped) -> warnings the detection itself can tell
+(touching dice, unreadable dice).
 Centres and boxes are reported in the pixels of the frame as given (before rotation),
 the same coordinates as the profile's tray polygon and LED positions.
 """
@@ -325,8 +325,8 @@ def _not_the_event_colour(body: np.ndarray | None, profile: Any) -> bool:
 
 def one_event_die(dice: list[Die], reads: list[FaceRead]) -> list[Die]:
     """A roll holds one Event die: when more dice were read as the Event die, the one
-    read with a face, most surely, stays it; the others are Soldier dice as the classifier
-    read them (`reads`, one per die)."""
+    read with a face, most surely and least like a pip face to the classifier, stays it;
+    the others are Soldier dice as the classifier read them (`reads`, one per die)."""
     events = [i for i, d in enumerate(dice) if d.kind == EVENT]
     if len(events) < 2:
         return dice
