@@ -15,9 +15,10 @@ from the directions of its edges, its side from the reader's box: face_pose), le
 views and dice in play alike, then cut a little larger than the face and searched over
 the four quarter turns (give or take 10 degrees), shifts (a tenth of a side each way)
 and sizes, so a turned, off-centre or slanted die still lines up with its learned
-views; a blank face is a map with no ink. Each learned view may match at 0.6-1.7 times its ink strength (dimmer or
-brighter light). Pip layouts 1-6 are matched the same way (turned through half a turn:
-a 2, 3 or 6 turned a quarter is another layout): a Soldier die of the Event die's
+views; a blank face is a map with no ink. Each learned view may match at 0.6-1.7 times
+its ink strength (dimmer or brighter light); a Dragon or Rally view that shows no
+emblem is left out. Pip layouts 1-6 are matched the same way (turned through half a
+turn: a 2, 3 or 6 turned a quarter is another layout): a Soldier die of the Event die's
 colour matches them better than any Event face.
 """
 from __future__ import annotations
