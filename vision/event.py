@@ -3,10 +3,10 @@
 The Event die's printing differs between editions, so nothing here knows what its
 symbols look like: the profile holds a few learned views of each face (calibration).
 A die is the Event die when its body colour is near the learned one, the reader's face
-classifier does not take it for a pip face (unless its colour is no player's), and its
-top face looks like one of the learned faces more than like any pip layout. When a
-player's dice share the Event die's colour, the face alone decides (the body colour
-cannot).
+classifier does not take it for a pip face (unless for a 1, or its colour is no
+player's), and its top face looks like one of the learned faces more than like any pip
+layout. When a player's dice share the Event die's colour, the face alone decides (the
+body colour cannot).
 
 A face is compared as an "ink map": how far each pixel of the top face is from the body
 colour (so the light and the ink's colour matter little), blurred, inside a disc that
@@ -361,10 +361,10 @@ def event_face(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
     face classifier's read of the die (vision.faces.FaceRead), when there is one: a die
     whose likeliest class is a pip face is a Soldier die (pip dice of the Event die's
     colour often matched an Event face better than the drawn pip layouts, whose pips
-    differ in size and place between sets), unless the players' colours are known and
-    it has none of them; then its face must beat the pip layouts by PIP_MARGIN (an
-    Event emblem can pass for a 1: rendered tables, 13 of 120 Event dice read so).
-    body: the die's body_color, when it is measured already.
+    differ in size and place between sets), unless it was read as a 1 (an Event emblem
+    can pass for one: rendered tables, 13 of 120 Event dice read so) or the players'
+    colours are known and it has none of them; then its face must beat the pip layouts
+    by PIP_MARGIN. body: the die's body_color, when it is measured already.
     """
     if profile is None or profile.event is None:
         return None
@@ -378,8 +378,9 @@ def event_face(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
     label = getattr(read, "label", None)
     players = [color_distance(body, m) for m in profile.colors.values()]
     shared = any(d < distance for d in players)
-    if isinstance(label, int) and (not players or min(players) <= MAX_BODY_DISTANCE):
-        return None  # read as a pip face, and maybe of a player's colour: a Soldier die
+    mine = not players or min(players) <= MAX_BODY_DISTANCE  # maybe of a player's colour
+    if isinstance(label, int) and label != 1 and mine:
+        return None  # read as a pip face other than a lone pip: a Soldier die
     learned = _learned(profile.event)
     views = query_views(frame, face_squares(frame, box, body), profile.event.body.mean_array())
     best, pips = learned.match(views)

@@ -13,7 +13,13 @@ from calibration.profile import ColorModel, Profile, default_profile
 from vision.color import body_pixels
 from vision.event import event_face
 from vision.faces import FaceRead
-from vision.synthetic import SynthDie, procedural_background, random_event_frame, render_frame
+from vision.synthetic import (
+    EVENT_BODY,
+    SynthDie,
+    procedural_background,
+    random_event_frame,
+    render_frame,
+)
 
 FACES = ("blank", "dragon", "rally")
 
@@ -189,20 +195,33 @@ def test_a_dragon_or_rally_view_without_its_emblem_is_not_learned() -> None:
 
 def test_a_die_read_as_a_pip_face_of_no_players_colour_is_still_the_event_die(
         learned: Profile) -> None:
-    """An Event emblem can pass for a 1 to the face classifier. When the players' colours
-    are known and the die has none of them, its face decides; a die of a player's colour
-    read as pips stays a Soldier die."""
+    """An Event emblem can pass for a 1 to the face classifier (rendered tables: 13 of 120
+    Event dice). When the players' colours are known and the die has none of them, its
+    face decides whatever pip face it was read as; when a player's dice share its colour,
+    a die read as a 1 is still matched (a real 1 fits the pip layout better), a die read
+    as another pip face stays a Soldier die."""
     from dataclasses import replace
 
     rng = np.random.default_rng(33)
-    frame, box = random_event_frame("dragon", rng, background=procedural_background((360, 480), rng))
-    read_as_1 = FaceRead(1, 0.8, (0.8,) + (0.0,) * 7, True)
+    bg = procedural_background((360, 480), rng)
+    frame, box = random_event_frame("dragon", rng, background=bg)
+    probs = (0.8,) + (0.0,) * 7
+
+    def read_as(face: int) -> FaceRead:
+        return FaceRead(face, 0.8, probs, True)
     green = ColorModel.from_pixels(np.tile([[140.0, 80.0, 170.0]], (50, 1)))  # Lab, far from the die
     players = replace(learned, colors={"Ann": green})
-    got = event_face(frame, box, profile=players, read=read_as_1)
-    assert got is not None and got[0] == "dragon"
+    for face in (1, 3):
+        got = event_face(frame, box, profile=players, read=read_as(face))
+        assert got is not None and got[0] == "dragon", face
     own = replace(learned, colors={"Ann": learned.event.body})  # Ann's dice: the Event die's colour
-    assert event_face(frame, box, profile=own, read=read_as_1) is None
+    got = event_face(frame, box, profile=own, read=read_as(1))
+    assert got is not None and got[0] == "dragon"
+    assert event_face(frame, box, profile=own, read=read_as(3)) is None
+    for angle in (0.0, 30.0, 60.0):  # Ann's 1, read as a 1: a Soldier die
+        one = SynthDie(1, (240.0, 180.0), 48.0, angle, EVENT_BODY, (235, 235, 235))
+        frame, boxes = render_frame([one], background=bg, rng=rng)
+        assert event_face(frame, boxes[0], profile=own, read=read_as(1)) is None, angle
 
 
 def test_a_roll_holds_one_event_die() -> None:
