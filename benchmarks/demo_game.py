@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the table runs (companion/__init__.py)
 
 THINK = 3.0  # seconds a player looks at the phone before tapping
 WAIT = 30.0  # seconds the phone waits for the camera before typing a roll itself
