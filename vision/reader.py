@@ -6,9 +6,9 @@ for; uncalibrated, frames wider than 640 px are looked at closer when the dice a
 small, narrower ones from further away when the dice are too big) -> read
 each face (vision.faces, one batched forward pass) -> drop what is not a die or lies
 outside the tray -> Event die, colour and frame warnings from the calibration helpers
-(on the frame as given; a roll holds one Event die; a calibrated frame without an Event
-die looks for it again among what was dropped) -> warnings the detection itself can tell
-(touching dice, unreadable dice).
+(on the frame as given; a roll holds one Event die; a calibrated frame looks for it
+again among what was dropped, and keeps the likelier) -> warnings the detection itself
+can tell (touching dice, unreadable dice).
 Centres and boxes are reported in the pixels of the frame as given (before rotation),
 the same coordinates as the profile's tray polygon and LED positions.
 """
@@ -330,20 +330,19 @@ def one_event_die(dice: list[Die], reads: list[FaceRead]) -> list[Die]:
     events = [i for i, d in enumerate(dice) if d.kind == EVENT]
     if len(events) < 2:
         return dice
-    keep = max(events, key=lambda i: (dice[i].value is not None,
-                                      dice[i].confidence * (1.0 - max(reads[i].probs[:6]))))
+    keep = max(events, key=lambda i: _event_likeness(dice[i], reads[i]))
     return [replace(_soldier(reads[i], d.center, d.box), color=d.color)
             if i in events and i != keep else d for i, d in enumerate(dice)]
 
 
 def _event_die_passed_over(raw: np.ndarray, passed: list[tuple[Candidate, FaceRead]],
                            kept: list[Candidate], typical: float, rotation: int,
-                           profile: Any) -> tuple[Die, float] | None:
-    """The Event die among the candidates the face classifier took for no die, when the
-    frame holds no other: the likeliest of those in the tray whose colour and face are
-    the calibrated Event die's (event_face), with its side. Only candidates about the
-    players' dice size (`typical`, when known) that do not sit on a die already read
-    (`kept`) are looked at. A blank Event face is a plain square of the die's colour,
+                           profile: Any) -> tuple[Die, float, FaceRead] | None:
+    """The Event die among the candidates the face classifier took for no die: the
+    likeliest of those in the tray whose colour and face are the calibrated Event die's
+    (event_face), with its side and its read. Only candidates about the players' dice
+    size (`typical`, when known) that do not sit on a die already read (`kept`) are
+    looked at. A blank Event face is a plain square of the die's colour,
     which the classifier, never shown the real die, can take for the tray (rendered
     tables: 15 of 80 Event dice, most of them blank, dropped so)."""
     if profile is None or getattr(profile, "event", None) is None:
@@ -360,12 +359,37 @@ def _event_die_passed_over(raw: np.ndarray, passed: list[tuple[Candidate, FaceRe
             continue
         event = event_face(raw, box, profile=profile, read=read)
         if event is not None and (best is None or event[1] > best[0][1]):
-            best = (event, center, box, cand.side)
+            best = (event, center, box, cand.side, read)
     if best is None:
         return None
-    (face, conf), center, box, side = best
+    (face, conf), center, box, side, read = best
     color, _ = die_color(raw, box, profile=profile)
-    return Die(EVENT, face, center, box, float(np.clip(conf, 0, 1)), color=color), side
+    return Die(EVENT, face, center, box, float(np.clip(conf, 0, 1)), color=color), side, read
+
+
+def _event_likeness(die: Die, read: FaceRead) -> tuple[bool, float]:
+    """How likely a die read as the Event die is it: read with a face first, then its
+    face's confidence times how little the classifier took it for a pip face."""
+    return die.value is not None, die.confidence * (1.0 - max(read.probs[:6]))
+
+
+def _with_passed_over_event_die(dice: list[Die], reads: list[FaceRead], sides: list[float],
+                                found: tuple[Die, float, FaceRead]
+                                ) -> tuple[list[Die], list[float]]:
+    """The dice with the Event die found among the candidates the classifier dropped
+    (_event_die_passed_over): added when no die was read as the Event die; else it takes
+    the place of the die read so when it is likelier the Event die (_event_likeness),
+    and that die is the Soldier die the classifier read (a Soldier die of the Event die's
+    colour taken for it while the real one, its face blank, was dropped)."""
+    die, side, read = found
+    events = [i for i, d in enumerate(dice) if d.kind == EVENT]
+    if not events:
+        return [*dice, die], [*sides, side]
+    i = events[0]  # one_event_die left at most one
+    if _event_likeness(die, read) <= _event_likeness(dice[i], reads[i]):
+        return dice, sides
+    soldier = replace(_soldier(reads[i], dice[i].center, dice[i].box), color=dice[i].color)
+    return [*dice[:i], soldier, *dice[i + 1:], die], [*sides, side]
 
 
 def touching_warnings(dice: list[Die], sides: list[float]) -> list[DiceWarning]:
@@ -456,11 +480,9 @@ def read_dice(frame: np.ndarray, *, profile: Any = None, models: str | Path | No
         dice_reads.append(read)
         sides.append(cand.side)
     dice = one_event_die(dice, dice_reads)
-    if not any(d.kind == EVENT for d in dice):
-        found = _event_die_passed_over(raw, passed, kept, typical, rotation, profile)
-        if found is not None:
-            dice.append(found[0])
-            sides.append(found[1])
+    found = _event_die_passed_over(raw, passed, kept, typical, rotation, profile)
+    if found is not None:
+        dice, sides = _with_passed_over_event_die(dice, dice_reads, sides, found)
     warnings = touching_warnings(dice, sides) + unreadable_warnings(dice)
     warnings += list(frame_warnings(raw, [d.box for d in dice], profile=profile))
     return Reading(tuple(dice), tuple(warnings))

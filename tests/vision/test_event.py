@@ -5,6 +5,8 @@ The Event die has no public photos: every frame here is made by vision.synthetic
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -140,7 +142,7 @@ def test_an_event_die_the_classifier_took_for_no_die_is_still_read(learned: Prof
     """A blank Event face is a plain square of the die's colour; the face classifier,
     which never saw the real die, can take it for the tray. The reader then still finds
     the calibrated Event die among what the classifier passed over, by its colour and
-    face, but only when the frame holds no other Event die."""
+    face."""
     from vision import read_dice
     from vision.faces import FaceReader
 
@@ -200,8 +202,6 @@ def test_a_die_read_as_a_pip_face_of_no_players_colour_is_still_the_event_die(
     face decides whatever pip face it was read as; when a player's dice share its colour,
     a die read as a 1 is still matched (a real 1 fits the pip layout better), a die read
     as another pip face stays a Soldier die."""
-    from dataclasses import replace
-
     rng = np.random.default_rng(33)
     bg = procedural_background((360, 480), rng)
     frame, box = random_event_frame("dragon", rng, background=bg)
@@ -254,8 +254,6 @@ def test_a_die_without_pips_of_a_players_colour_is_a_soldier_die(black_table: Pr
     """The classifier can read a Soldier die as a face without pips (a cocked die, a
     glint). With the Event die calibrated, such a die of a player's colour and not the
     Event die's is a Soldier die the players are asked about, not the Event die."""
-    from dataclasses import replace
-
     from vision.reader import _soldier_or_event
 
     rng = np.random.default_rng(34)
@@ -271,3 +269,25 @@ def test_a_die_without_pips_of_a_players_colour_is_a_soldier_die(black_table: Pr
     # Without the players' colours the reader cannot tell: the Event die, its face unknown.
     got = _soldier_or_event(frame, no_pips, (160.0, 120.0), box, replace(table, colors={}))
     assert (got.kind, got.value) == ("event", None)
+
+
+def test_an_event_die_passed_over_takes_the_place_of_a_soldier_die_taken_for_it() -> None:
+    """When a Soldier die of the Event die's colour was read as the Event die and the real
+    one, dropped by the classifier, matches better, the dropped one is the Event die and
+    the other the Soldier die the classifier read; a worse match changes nothing."""
+    from vision.reader import _with_passed_over_event_die
+    from vision.types import Die
+
+    box = (0, 0, 10, 10)
+    as_6 = FaceRead(6, 0.5, (0.0,) * 5 + (0.5, 0.4, 0.1), True)
+    dropped = FaceRead("none", 0.8, (0.0,) * 6 + (0.2, 0.8), True)
+    dice = [Die("soldier", 2, (5.0, 5.0), box, 0.9), Die("event", "blank", (50.0, 5.0), box, 0.6, color="red")]
+    reads = [FaceRead(2, 0.9, (0.0, 0.9) + (0.0,) * 6, True), as_6]
+    rally = Die("event", "rally", (90.0, 5.0), box, 0.5)
+    got, sides = _with_passed_over_event_die(dice, reads, [10.0, 10.0], (rally, 11.0, dropped))
+    assert [(d.kind, d.value) for d in got] == [("soldier", 2), ("soldier", 6), ("event", "rally")]
+    assert got[1].color == "red" and got[1].confidence == 0.5 and sides == [10.0, 10.0, 11.0]
+    unsure = replace(rally, confidence=0.2)  # 0.2 x 1.0 against 0.6 x 0.5
+    assert _with_passed_over_event_die(dice, reads, [10.0, 10.0], (unsure, 11.0, dropped))[0] == dice
+    alone = _with_passed_over_event_die(dice[:1], reads[:1], [10.0], (unsure, 11.0, dropped))[0]
+    assert [(d.kind, d.value) for d in alone] == [("soldier", 2), ("event", "rally")]
