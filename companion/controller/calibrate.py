@@ -123,7 +123,12 @@ class ProfileKeeper:
             frames = {f: list(v) for f, v in self.event_frames.items()}
             frames.setdefault(face, []).append(frame)
             if all(frames.get(f) for f in EVENT_FACES):
-                self._replace(event=learn_event(frames, die_side=side))
+                try:
+                    event = learn_event(frames, die_side=side)
+                except ValueError as exc:  # an earlier picture may be the bad one
+                    raise CalibrationError(f"{exc} (or start the Event die's pictures "
+                                           "again)") from None
+                self._replace(event=event)
             self.event_frames = frames
         return self.summary(frame_size(frame)) | {
             "event_frames": {f: len(frames.get(f, [])) for f in EVENT_FACES}}

@@ -123,6 +123,28 @@ def test_an_event_die_picture_that_cannot_be_used_is_not_kept(setup):
     assert keeper.profile.event is learned and len(keeper.event_frames["dragon"]) == 1
 
 
+def test_a_picture_the_event_die_cannot_be_learned_with_is_not_kept(setup):
+    """A die is found in the last face's picture, but it is not the Event die (another
+    colour): learning fails, the picture is refused with a way out, and the next right
+    picture learns the die."""
+    from vision.synthetic import SynthDie, procedural_background, random_event_frame, render_frame
+
+    app, client, keeper, _ = setup
+    rng = np.random.default_rng(10)
+    background = procedural_background((480, 640), rng)
+    for face in ["blank", "dragon"]:
+        show(app, random_event_frame(face, rng, background=background)[0])
+        assert client.post("/api/calibration/event", json={"face": face}).status_code == 200
+    green = SynthDie(4, (320.0, 240.0), 48.0, 20.0, (40, 160, 40), (240, 240, 240))
+    show(app, render_frame([green], background=background, rng=rng)[0])
+    r = client.post("/api/calibration/event", json={"face": "rally"})
+    assert r.status_code == 400 and "start the Event die's pictures again" in r.json["error"]
+    assert "rally" not in keeper.event_frames and keeper.profile.event is None
+    show(app, random_event_frame("rally", rng, background=background)[0])
+    r = client.post("/api/calibration/event", json={"face": "rally"})
+    assert r.status_code == 200 and r.json["event_die"] is True
+
+
 def test_the_event_die_pictures_can_be_started_again(setup):
     """A face tapped wrong is undone by starting the pictures again; the die learned so far
     stays in use until every face has a new picture."""
