@@ -378,8 +378,8 @@ def event_face(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
     label = getattr(read, "label", None)
     players = [color_distance(body, m) for m in profile.colors.values()]
     shared = any(d < distance for d in players)
-    mine = not players or min(players) <= MAX_BODY_DISTANCE  # maybe of a player's colour
-    if isinstance(label, int) and label != 1 and mine:
+    player_colour = not players or min(players) <= MAX_BODY_DISTANCE  # maybe a player's die
+    if isinstance(label, int) and label != 1 and player_colour:
         return None  # read as a pip face other than a lone pip: a Soldier die
     learned = _learned(profile.event)
     views = query_views(frame, face_squares(frame, box, body), profile.event.body.mean_array())
