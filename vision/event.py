@@ -207,10 +207,11 @@ class _Learned:
         maps = [template_map(t, body) for t in event.templates]
         names = [t.face for t in event.templates]
         self.turns = len(_turns(4))
-        near = self._apart(maps)
+        views = _stack(maps, 4)
+        near = self._apart(maps, views)
         keep = _consistent(near, names)
         self.names = [names[i] for i in keep]
-        self.views = _stack([maps[i] for i in keep], 4)
+        self.views = views.reshape(len(maps), self.turns, -1)[keep].reshape(-1, views.shape[1])
         self.view_energy = (self.views ** 2).sum(axis=1)
         pips = [pip_map(f) for f in range(1, 7)]
         self.pips = _stack(pips, 2)  # a pip layout looks the same half a turn on (2, 3, 6 not a quarter)
@@ -219,10 +220,9 @@ class _Learned:
                 for i in keep if sum(names[j] == names[i] for j in keep) > 1]
         self.spread = max(0.002, float(np.median(same))) if same else 0.006
 
-    def _apart(self, maps: list[np.ndarray]) -> np.ndarray:
+    def _apart(self, maps: list[np.ndarray], views: np.ndarray) -> np.ndarray:
         """(n, n) how far apart each two views are (the smaller of either compared with
-        the other at every turn)."""
-        views = _stack(maps, 4)
+        the other at every turn; `views`: the maps at every turn, _stack(maps, 4))."""
         energy = (views ** 2).sum(axis=1)
         d = np.array([self._distances(_turned(_padded(m), 0)[None, :], views, energy)
                       .reshape(len(maps), -1).min(axis=1) for m in maps])
@@ -258,8 +258,11 @@ def _consistent(near: np.ndarray, names: Sequence[str]) -> list[int]:
         for i in keep:
             own = [near[i, j] for j in keep if j != i and names[j] == names[i]]
             blank = [near[i, j] for j in keep if names[j] == "blank"]
-            if names[i] != "blank" and own and blank and min(own) / max(min(blank), 1e-9) > ratio:
-                worst, ratio = i, min(own) / max(min(blank), 1e-9)
+            if names[i] == "blank" or not own or not blank:
+                continue
+            apart = min(own) / max(min(blank), 1e-9)
+            if apart > ratio:
+                worst, ratio = i, apart
         if worst is None:
             return keep
         keep.remove(worst)

@@ -331,8 +331,14 @@ def one_event_die(dice: list[Die], reads: list[FaceRead]) -> list[Die]:
     if len(events) < 2:
         return dice
     keep = max(events, key=lambda i: _event_likeness(dice[i], reads[i]))
-    return [replace(_soldier(reads[i], d.center, d.box), color=d.color)
-            if i in events and i != keep else d for i, d in enumerate(dice)]
+    return [_as_soldier(d, reads[i]) if i in events and i != keep else d
+            for i, d in enumerate(dice)]
+
+
+def _as_soldier(die: Die, read: FaceRead) -> Die:
+    """`die`, read as the Event die, as the Soldier die the classifier read (`read`),
+    its colour kept."""
+    return replace(_soldier(read, die.center, die.box), color=die.color)
 
 
 def _event_die_passed_over(raw: np.ndarray, passed: list[tuple[Candidate, FaceRead]],
@@ -357,13 +363,14 @@ def _event_die_passed_over(raw: np.ndarray, passed: list[tuple[Candidate, FaceRe
         center, box = _raw_geometry(cand, rotation, raw.shape)
         if not profile.in_tray(center):
             continue
-        event = event_face(raw, box, profile=profile, read=read)
+        body = body_color(raw, box)
+        event = event_face(raw, box, profile=profile, read=read, body=body)
         if event is not None and (best is None or event[1] > best[0][1]):
-            best = (event, center, box, cand.side, read)
+            best = (event, center, box, cand.side, read, body)
     if best is None:
         return None
-    (face, conf), center, box, side, read = best
-    color, _ = die_color(raw, box, profile=profile)
+    (face, conf), center, box, side, read, body = best
+    color, _ = die_color(raw, box, profile=profile, mean=body)
     return Die(EVENT, face, center, box, float(np.clip(conf, 0, 1)), color=color), side, read
 
 
@@ -388,8 +395,7 @@ def _with_passed_over_event_die(dice: list[Die], reads: list[FaceRead], sides: l
     i = events[0]  # one_event_die left at most one
     if _event_likeness(die, read) <= _event_likeness(dice[i], reads[i]):
         return dice, sides
-    soldier = replace(_soldier(reads[i], dice[i].center, dice[i].box), color=dice[i].color)
-    return [*dice[:i], soldier, *dice[i + 1:], die], [*sides, side]
+    return [*dice[:i], _as_soldier(dice[i], reads[i]), *dice[i + 1:], die], [*sides, side]
 
 
 def touching_warnings(dice: list[Die], sides: list[float]) -> list[DiceWarning]:
