@@ -526,3 +526,48 @@ def test_calibration_measures_the_dice_in_a_dim_room_as_in_a_lit_one(samples, mo
             assert detector_die_side(dim) == pytest.approx(lit, rel=0.2)
             measured += 1
     assert measured >= 6
+
+
+def test_a_players_die_the_classifier_took_for_no_die_is_asked_about(monkeypatch):
+    """A die unlike any the classifier saw can be taken for the tray. With the players'
+    colours calibrated, a dropped candidate of a player's colour, the dice's size and on
+    no die read already is a Soldier die of that colour, its likeliest pip face offered,
+    and the players are asked; without the colours, or of another colour, or with no
+    pip face likely at all, it stays out."""
+    from calibration.profile import ColorModel, Profile
+    from vision.color import body_pixels
+    from vision.faces import FaceReader
+    from vision.synthetic import SynthDie, procedural_background, render_frame
+
+    rng = np.random.default_rng(5)
+    green, white = (40, 150, 40), (235, 235, 235)
+    dice = [SynthDie(f, (80.0 + 110 * i, 150.0), 46.0, 10.0 * i, green, white)
+            for i, f in enumerate((2, 5, 3, 6))]
+    frame, boxes = render_frame(dice, background=procedural_background((300, 480), rng), rng=rng)
+    ben = ColorModel.from_pixels(body_pixels(frame, boxes[0]))
+    red = ColorModel.from_pixels(np.array([[60, 60, 200], [50, 55, 190]] * 20, np.uint8))
+    players = Profile(colors={"Ben": ben})
+    real = FaceReader.read_candidates
+    dropped = (0.01, 0.02, 0.02, 0.1, 0.0, 0.0, 0.0, 0.85)  # a 4 most likely, if a die
+
+    def drop_the_first(pips):
+        def read(self, image, cands):
+            reads = real(self, image, cands)
+            first = min(range(len(cands)), key=lambda i: cands[i].center[0])
+            probs = dropped if pips else (0.0,) * 7 + (1.0,)
+            reads[first] = FaceRead("none", probs[7], probs, True)
+            return reads
+        return read
+    plain = read_dice(frame, profile=players)
+    assert sorted(d.value for d in plain.dice) == [2, 3, 5, 6]
+    monkeypatch.setattr(FaceReader, "read_candidates", drop_the_first(True))
+    got = read_dice(frame, profile=players)
+    (asked,) = [d for d in got.dice if d.center[0] < 130]
+    assert (asked.kind, asked.value, asked.color) == ("soldier", 4, "Ben")
+    assert asked.confidence < reader.UNSURE and asked.choices[0] == 4
+    assert any(w.code == "cocked" and w.box == asked.box for w in got.warnings)
+    assert len(got.dice) == 4
+    for profile in (Profile(), Profile(colors={"Ann": red})):  # no colours, another colour
+        assert all(d.center[0] >= 130 for d in read_dice(frame, profile=profile).dice)
+    monkeypatch.setattr(FaceReader, "read_candidates", drop_the_first(False))
+    assert all(d.center[0] >= 130 for d in read_dice(frame, profile=players).dice)
