@@ -36,3 +36,22 @@ def test_weights_of_another_width_are_refused():
         load_onnx(FaceNet(width=16), str(MODEL_DIR / "faces.onnx"))
     with pytest.raises(ValueError, match="convolutions"):
         load_onnx(FaceNet(), str(MODEL_DIR / "detector.onnx"))
+
+
+def test_kept_reads_hold_the_classifier_only_where_it_read_right():
+    """--keep: the pull towards the started-from classifier's reads is zero where the
+    new logits equal them, grows as they drift, and ignores the samples it read wrong."""
+    from vision.training.train import kept_reads
+
+    t = torch.tensor([[4.0, 0.0, 0.0], [0.0, 3.0, 0.0]])
+    y_right, y_mixed = torch.tensor([0, 1]), torch.tensor([0, 2])  # the second read wrong
+    assert float(kept_reads(t.clone(), t, y_right)) == pytest.approx(0.0, abs=1e-6)
+    drifted = torch.tensor([[0.0, 4.0, 0.0], [0.0, 3.0, 0.0]])
+    assert float(kept_reads(drifted, t, y_right)) > 0.5
+    wrong_only = torch.tensor([[4.0, 0.0, 0.0], [5.0, 0.0, 0.0]])  # drifts only on the second
+    assert float(kept_reads(wrong_only, t, y_mixed)) == pytest.approx(0.0, abs=1e-6)
+    assert float(kept_reads(drifted, t, torch.tensor([2, 2]))) == 0.0  # it read neither right
+    z = drifted.clone().requires_grad_(True)
+    kept_reads(z, t, y_right).backward()
+    assert float(z.grad[0, 0]) < 0 < float(z.grad[0, 1])  # pulled back towards class 0
+    assert float(z.grad[1].abs().sum()) == pytest.approx(0.0, abs=1e-6)

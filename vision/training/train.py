@@ -44,6 +44,8 @@ ANY_ANGLE = [False]  # every set's photos turned any angle, the angled webcam's 
 SWAP = [0.0]  # chance of a sample's colours inverted, shuffled or taken away (--colour-swap)
 NEW_BG = [0.0]  # chance of a sample's surface replaced by a new one (--new-background)
 CROPS = [0.0]  # share of the classifier's dice taken from the crop sets (--crop-share)
+KEEP = [0.0]  # weight of the started-from classifier's own reads where it reads right (--keep)
+KEEP_T = 2.0  # softmax temperature of those reads
 
 
 def recolour(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -305,6 +307,7 @@ def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
         w = data.set_weights([pool[i][0].set for i, _ in dice], BALANCE[0])
         w *= np.diff(cum, prepend=0) * len(dice) if cum is not None else 1.0
         cum = np.cumsum(w) / w.sum()
+    teacher = _teacher(width, norm)
     t0 = time.time()
     for step in range(steps):
         batch = [face_sample(pool, dice, negatives, rng, positives, cum, crops)
@@ -312,7 +315,10 @@ def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
         x = to_tensor([recolour(augment.photometric(b[0], rng, AUG[0]), rng)
                        for b in batch]).to(DEVICE[0])
         y = torch.tensor([b[1] for b in batch], device=DEVICE[0])
-        loss = F.cross_entropy(net(x), y)
+        z = net(x)
+        loss = F.cross_entropy(z, y)
+        if teacher is not None:
+            loss = loss + KEEP[0] * kept_reads(z, teacher(x), y)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -322,6 +328,30 @@ def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
         if step % 200 == 0:
             print(f"faces {step}/{steps} loss {loss.item():.3f} {time.time() - t0:.0f}s", flush=True)
     return (avg.module if avg is not None else net).eval()
+
+
+def _teacher(width: int, norm: bool) -> torch.nn.Module | None:
+    """With --keep and --init-faces: a frozen copy of the classifier started from."""
+    if not KEEP[0] or "faces" not in INIT:
+        return None
+    net = load_onnx(FaceNet(width, CROP_SIZE[0], norm), INIT["faces"]).to(DEVICE[0]).eval()
+    for p in net.parameters():
+        p.requires_grad_(False)
+    return net
+
+
+def kept_reads(z: torch.Tensor, t: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """How far the logits z are from the started-from classifier's t, on the samples it
+    reads right (its top class is the label): the KL divergence of their softmaxes at
+    KEEP_T, times KEEP_T squared. Fine-tuned with new dice, a classifier drifts off the
+    photos it read well (seventeenth session); this holds it to its own reads there,
+    and leaves the label alone to teach where it read wrong."""
+    right = (t.argmax(dim=1) == y).float()
+    if not bool(right.any()):
+        return z.sum() * 0.0
+    kl = F.kl_div(F.log_softmax(z / KEEP_T, dim=1), F.log_softmax(t / KEEP_T, dim=1),
+                  reduction="none", log_target=True).sum(dim=1)
+    return (kl * right).sum() / right.sum() * KEEP_T ** 2
 
 
 def mine(det_path: Path, photos: list[data.Photo]) -> tuple[list[tuple], list[tuple]]:
@@ -450,6 +480,9 @@ def main() -> None:
     ap.add_argument("--init-faces", metavar="ONNX",
                     help="fine-tune the classifier from these trained weights (same "
                          "--face-width and --crop)")
+    ap.add_argument("--keep", type=float, default=0.0,
+                    help="with --init-faces: weight of the started-from classifier's own "
+                         "reads on the samples it reads right (learning without forgetting)")
     ap.add_argument("--device", default="cpu",
                     help="where the networks train: cpu, or cuda on a machine with an NVIDIA "
                          "GPU (the samples are still made on the CPU; the weights exported "
@@ -471,6 +504,7 @@ def main() -> None:
     SWAP[0] = args.colour_swap
     NEW_BG[0] = args.new_background
     CROPS[0] = args.crop_share
+    KEEP[0] = args.keep
     torch.set_num_threads(args.threads)
     CROP_SIZE[0] = args.crop
     AUG[0] = args.face_aug
@@ -518,7 +552,7 @@ def main() -> None:
             "synth_copies": args.synth_copies, "solid_synth": args.solid_synth,
             "hold_out": args.hold_out, "new_background": args.new_background,
             "crop_share": args.crop_share, "balance": args.balance, "lr": args.lr,
-            "init_det": args.init_det, "init_faces": args.init_faces, "device": args.device}
+            "init_det": args.init_det, "init_faces": args.init_faces, "keep": args.keep, "device": args.device}
     (args.out / "train_meta.json").write_text(json.dumps(meta, indent=1))
 
 
