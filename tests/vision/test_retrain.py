@@ -105,8 +105,10 @@ def test_fine_tuning_starts_each_network_from_the_folder_given(tmp_path):
         str(MODEL_DIR / m["file"]) for m in retrain.MEMBERS]
     assert {_value(c, "--face-steps") for c in (a, b)} == {str(retrain.FINE_TUNE["members"])}
     assert {_value(c, "--lr") for c in (detector, a, b)} == {str(retrain.FINE_TUNE["lr"])}
+    assert {_value(c, "--keep") for c in (a, b)} == {str(retrain.FINE_TUNE["keep"])}
+    assert "--keep" not in detector
     scratch = retrain.stages(tmp_path, SAMPLES, [])
-    assert not any("--init-det" in c or "--init-faces" in c or "--lr" in c
+    assert not any("--init-det" in c or "--init-faces" in c or "--lr" in c or "--keep" in c
                    for stage in scratch for c in stage)
     out = tmp_path / "tuned"
     retrain.retrain(out, SAMPLES, [], runner=_StandInTrainer(), hold_out=NOT_BUNDLED,
@@ -114,6 +116,10 @@ def test_fine_tuning_starts_each_network_from_the_folder_given(tmp_path):
     meta = json.loads((out / "train_meta.json").read_text())
     assert meta["fine_tuned_from"] == str(MODEL_DIR)
     assert meta["detector"]["steps"] == retrain.FINE_TUNE["detector"]
+    before = {m["file"]: m["temperature"]
+              for m in json.loads((MODEL_DIR / "faces.json").read_text())["members"]}
+    after = json.loads((out / "faces.json").read_text())["members"]
+    assert all(m["temperature"] >= before[m["file"]] for m in after)  # never surer than before
     # A folder without the networks to start from is refused before anything runs.
     trainer = _StandInTrainer()
     with pytest.raises(FileNotFoundError, match="not a model folder to start from"):
@@ -123,3 +129,19 @@ def test_fine_tuning_starts_each_network_from_the_folder_given(tmp_path):
     assert retrain.main(["--from", str(tmp_path), "--out", str(tmp_path / "m"),
                          "--data", str(SAMPLES), *[a for s in NOT_BUNDLED
                                                     for a in ("--hold-out", s)]]) == 2
+
+
+def test_fine_tuned_temperatures_are_never_below_the_ones_started_from(tmp_path):
+    before, new = tmp_path / "before.json", tmp_path / "new.json"
+    before.write_text(json.dumps({"members": [{"file": "faces.onnx", "temperature": 0.97},
+                                              {"file": "faces_b.onnx", "temperature": 1.07}]}))
+    new.write_text(json.dumps({"members": [{"file": "faces.onnx", "temperature": 0.81},
+                                           {"file": "faces_b.onnx", "temperature": 1.2},
+                                           {"file": "faces_c.onnx", "temperature": 0.5}],
+                               "fitted_on": "validation photos"}))
+    retrain.keep_temperatures(new, before)
+    got = json.loads(new.read_text())
+    assert [m["temperature"] for m in got["members"]] == [0.97, 1.2, 0.5]
+    assert got["fitted_on"] == "validation photos"
+    retrain.keep_temperatures(new, tmp_path / "missing.json")  # nothing to keep: unchanged
+    assert json.loads(new.read_text()) == got
