@@ -51,3 +51,15 @@ def test_the_exported_network_is_taken_off_the_training_device(tmp_path, monkeyp
     with torch.no_grad():
         want = net.eval()(torch.from_numpy(x)).numpy()
     assert np.abs(got - want).max() < 1e-4
+
+
+def test_keep_without_a_classifier_to_keep_is_refused(tmp_path, monkeypatch, capsys):
+    """--keep holds a fine-tune to the started-from classifier's reads: without
+    --init-faces there is none, and that is said before any photo is loaded."""
+    monkeypatch.setattr(train.data, "load_all", lambda *a, **k: pytest.fail("loaded photos"))
+    for extra in (["--keep", "1"], ["--keep", "-1", "--init-faces", "x.onnx"]):
+        monkeypatch.setattr(sys, "argv", ["train", "--out", str(tmp_path), *extra])
+        with pytest.raises(SystemExit) as e:
+            train.main()
+        assert e.value.code == 2
+        assert "--keep needs --init-faces" in capsys.readouterr().err

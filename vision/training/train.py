@@ -497,6 +497,9 @@ def main() -> None:
     DEVICE[0] = device
     if not 0 <= args.balance <= 1:
         ap.error("--balance must be between 0 and 1")
+    if args.keep < 0 or (args.keep and not args.init_faces):
+        ap.error("--keep needs --init-faces (the classifier whose reads are kept) and a "
+                 "weight of 0 or more")
     BALANCE[0] = args.balance
     LR[0] = args.lr
     INIT.clear()
@@ -552,7 +555,8 @@ def main() -> None:
             "synth_copies": args.synth_copies, "solid_synth": args.solid_synth,
             "hold_out": args.hold_out, "new_background": args.new_background,
             "crop_share": args.crop_share, "balance": args.balance, "lr": args.lr,
-            "init_det": args.init_det, "init_faces": args.init_faces, "keep": args.keep, "device": args.device}
+            "init_det": args.init_det, "init_faces": args.init_faces, "keep": args.keep,
+            "device": args.device}
     (args.out / "train_meta.json").write_text(json.dumps(meta, indent=1))
 
 
