@@ -22,7 +22,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.color import body_color, color_distance, die_color
+from vision.color import body_color, color_distance, die_color, medians_u8
 from vision.detect import DET_SIDE, Candidate, DieDetector, full_frame_scale
 from vision.event import MAX_BODY_DISTANCE, event_face
 from vision.faces import DISAGREE_CAP, FaceRead, FaceReader
@@ -382,7 +382,9 @@ def _soldier_dice_passed_over(raw: np.ndarray, passed: list[tuple[Candidate, Fac
     """The players' dice among the candidates the face classifier took for no die, with
     their sides: those in the tray, about the dice's size (`typical`, else the profile's
     die side), on no die read already (`dice`), whose body colour is a player's
-    (within PLAYER_COLOUR, and nearer it than the Event die's). Each is a Soldier die of
+    (within PLAYER_COLOUR, and nearer it than the Event die's) and not the tray's (a
+    player whose dice are the felt's colour cannot be told from the felt by colour: the
+    tray's median colour passes for theirs). Each is a Soldier die of
     that colour showing its likeliest pip face, below UNSURE: the players are asked
     its face. A die the classifier has never seen the like of (another box's dice, a
     new light) is often taken for the tray (rendered tables: 120 of 222 Soldier dice
@@ -395,6 +397,7 @@ def _soldier_dice_passed_over(raw: np.ndarray, passed: list[tuple[Candidate, Fac
     event = getattr(profile, "event", None)
     taken = [(d.center, max(d.box[2], d.box[3])) for d in dice]
     found: list[tuple[float, Die, float]] = []
+    ground: np.ndarray | None = None  # the tray's colour, measured when first needed
     for cand, read in passed:
         if not 0.75 * size <= cand.side <= 1.33 * size or sum(read.probs[:6]) < PIPS_SEEN:
             continue
@@ -411,6 +414,10 @@ def _soldier_dice_passed_over(raw: np.ndarray, passed: list[tuple[Candidate, Fac
         if distance > PLAYER_COLOUR or (
                 event is not None and color_distance(body, event.body) <= distance):
             continue
+        if ground is None:
+            ground = _tray_lab(raw, profile)
+        if color_distance(ground, colours[name]) <= PLAYER_COLOUR:
+            continue
         face = int(np.argmax(read.probs[:6]))
         die = Die(SOLDIER, face + 1, center, box, min(float(read.probs[face]), 0.9 * UNSURE),
                   color=name, choices=read.choices())
@@ -422,6 +429,20 @@ def _soldier_dice_passed_over(raw: np.ndarray, passed: list[tuple[Candidate, Fac
             out.append((die, side))
             taken.append((die.center, side))
     return out
+
+
+def _tray_lab(raw: np.ndarray, profile: Any) -> np.ndarray:
+    """The median Lab colour (3,) of the frame inside the profile's tray (every 4th pixel
+    each way; the whole frame without a tray): the felt, which most of it is."""
+    small = np.ascontiguousarray(raw[::4, ::4])
+    tray = getattr(profile, "tray", None)
+    if tray:
+        mask = np.zeros(small.shape[:2], np.uint8)
+        cv2.fillPoly(mask, [np.round(np.asarray(tray, np.float64) / 4).astype(np.int32)], 1)
+        if mask.any():
+            small = small[mask.astype(bool)][:, None, :]
+    lab = cv2.cvtColor(small.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3)
+    return np.asarray(medians_u8(lab), np.float64)
 
 
 def _event_likeness(die: Die, read: FaceRead) -> tuple[bool, float]:
