@@ -40,7 +40,7 @@ def frame_warnings(frame: np.ndarray, boxes: Sequence[Box] = (), *,
     f = SMALL / max(h, w)
     small = cv2.resize(frame, (max(1, round(w * f)), max(1, round(h * f))),
                        interpolation=cv2.INTER_AREA)
-    tray = _tray_mask(small.shape[:2], f, profile)
+    tray = tray_mask(small.shape[:2], f, profile)
     dice = _boxes_mask(small.shape[:2], f, boxes, grow=1.3)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     out: list[DiceWarning] = []
@@ -60,7 +60,9 @@ def frame_warnings(frame: np.ndarray, boxes: Sequence[Box] = (), *,
     return out
 
 
-def _tray_mask(shape: tuple[int, int], f: float, profile: Profile | None) -> np.ndarray:
+def tray_mask(shape: tuple[int, int], f: float, profile: Profile | None) -> np.ndarray:
+    """(H, W) bool: the profile's tray in an image `f` times the frame's size (all of it
+    without a calibrated tray)."""
     if profile is None or profile.tray is None:
         return np.ones(shape, bool)
     mask = np.zeros(shape, np.uint8)

@@ -27,7 +27,7 @@ from vision.detect import DET_SIDE, Candidate, DieDetector, full_frame_scale
 from vision.event import MAX_BODY_DISTANCE, event_face
 from vision.faces import DISAGREE_CAP, FaceRead, FaceReader
 from vision.onnxnets import model_dir, stamp
-from vision.quality import frame_warnings
+from vision.quality import frame_warnings, tray_mask
 from vision.types import EVENT, SOLDIER, DiceWarning, Die, Reading
 
 DIE_PROBABILITY = 0.7  # below this (classifier's 1 - P(not a die)) a candidate is dropped
@@ -434,14 +434,10 @@ def _soldier_dice_passed_over(raw: np.ndarray, passed: list[tuple[Candidate, Fac
 def _tray_lab(raw: np.ndarray, profile: Any) -> np.ndarray:
     """The median Lab colour (3,) of the frame inside the profile's tray (every 4th pixel
     each way; the whole frame without a tray): the felt, which most of it is."""
-    small = np.ascontiguousarray(raw[::4, ::4])
-    tray = getattr(profile, "tray", None)
-    if tray:
-        mask = np.zeros(small.shape[:2], np.uint8)
-        cv2.fillPoly(mask, [np.round(np.asarray(tray, np.float64) / 4).astype(np.int32)], 1)
-        if mask.any():
-            small = small[mask.astype(bool)][:, None, :]
-    lab = cv2.cvtColor(small.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3)
+    small = raw[::4, ::4]
+    inside = tray_mask(small.shape[:2], 0.25, profile)
+    pixels = small[inside] if inside.any() else small.reshape(-1, 3)
+    lab = cv2.cvtColor(np.ascontiguousarray(pixels[:, None, :]), cv2.COLOR_BGR2LAB).reshape(-1, 3)
     return np.asarray(medians_u8(lab), np.float64)
 
 
