@@ -8,6 +8,7 @@ and onnx (`pip install -e '.[train]'`); run-time inference uses OpenCV's DNN mod
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import time
 from pathlib import Path
@@ -307,7 +308,7 @@ def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
         w = data.set_weights([pool[i][0].set for i, _ in dice], BALANCE[0])
         w *= np.diff(cum, prepend=0) * len(dice) if cum is not None else 1.0
         cum = np.cumsum(w) / w.sum()
-    teacher = _teacher(width, norm)
+    teacher = _teacher(net)
     t0 = time.time()
     for step in range(steps):
         batch = [face_sample(pool, dice, negatives, rng, positives, cum, crops)
@@ -330,14 +331,14 @@ def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
     return (avg.module if avg is not None else net).eval()
 
 
-def _teacher(width: int, norm: bool) -> torch.nn.Module | None:
-    """With --keep and --init-faces: a frozen copy of the classifier started from."""
+def _teacher(net: torch.nn.Module) -> torch.nn.Module | None:
+    """With --keep and --init-faces: a frozen copy of the classifier `net` as started."""
     if not KEEP[0] or "faces" not in INIT:
         return None
-    net = load_onnx(FaceNet(width, CROP_SIZE[0], norm), INIT["faces"]).to(DEVICE[0]).eval()
-    for p in net.parameters():
+    teacher = copy.deepcopy(net).eval()
+    for p in teacher.parameters():
         p.requires_grad_(False)
-    return net
+    return teacher
 
 
 def kept_reads(z: torch.Tensor, t: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
