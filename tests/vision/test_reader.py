@@ -276,7 +276,7 @@ def test_a_camera_hung_high_is_read_closer_only_when_that_reads_much_better():
     cands, reads = read_at_the_right_scale(
         det, _ScriptedFaces({30.0: (2, 0.6), 17.0: (4, 0.97)}), vga, found, None)
     assert len(cands) == 4 and [r.label for r in reads] == [4] * 4
-    assert det.scales == [1.0, 0.25]  # found nothing big from further away
+    assert det.scales == [1.0, 0.25, 0.125]  # nothing big from further away, nor further
     # From further away, two of those dice and the tray between them pass for one big
     # die showing 2, read surely; the closer look reads a 4 and a 5 inside it: a cluster.
     big = 120.0  # frame px: 30 at a quarter of the frame's size, looked at again to size
@@ -330,6 +330,26 @@ def test_dice_too_big_for_the_default_scale_are_read_from_further():
     assert zoom_out_on_large_dice(_ScriptedDetector({0.25: [big, 3 * big, 60]}), vga,
                                   None) is None
     assert zoom_out_on_large_dice(_ScriptedDetector({}), vga, None) is None
+
+
+def test_dice_too_big_even_for_half_the_scale_are_read_from_further():
+    vga = np.zeros((480, 640, 3), np.uint8)  # default scale 0.5, a quarter of it 0.125
+    huge = 2 * LARGE / 0.125  # frame px: twice LARGE at an eighth of the frame's size
+    to_size = round(0.125 * DET_SIDE / (2 * LARGE), 4)
+    # At half the scale, the pieces of two huge dice: their pips and their sides, sized
+    # all over the place. At a quarter, the dice; then looked at to size.
+    det = _ScriptedDetector({0.25: [huge, 70.0, 60.0, 2 * huge], 0.125: [huge, huge],
+                             to_size: [huge, huge * 1.05]})
+    assert [c.side for c in zoom_out_on_large_dice(det, vga, None)] == [huge, huge * 1.05]
+    assert det.scales == [0.25, 0.125, pytest.approx(to_size, abs=1e-4)]
+    # Dice alike at half the scale are never looked for further away.
+    det = _ScriptedDetector({0.25: [3 * LARGE / 0.25] * 2, 0.125: [huge]})
+    zoom_out_on_large_dice(det, vga, None)
+    assert 0.125 not in det.scales
+    # Nothing large and alike at a quarter of the scale either: no look from further away.
+    det = _ScriptedDetector({0.25: [60.0] * 3, 0.125: [100.0, 400.0]})
+    assert zoom_out_on_large_dice(det, vga, None) is None
+    assert det.scales == [0.25, 0.125]
 
 
 class _ScriptedFaces:
