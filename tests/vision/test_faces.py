@@ -79,3 +79,52 @@ def test_choices_of_a_face_without_pips_are_the_pip_faces_alone():
     read = _read("nopips", [0.05, 0.0, 0.0, 0.0, 0.0, 0.0, 0.95, 0.0])
     assert read.choices() == (1,)
     assert _read("none", [0.0] * 7 + [1.0]).choices() == ()
+
+
+class _MarkReadingNet:
+    """Reads a light crop as 5, or as 6 when its darkest pixel lies in the crop's lower
+    right quarter; a plain grey crop as not a die. Counts the crops of every run."""
+
+    def __init__(self) -> None:
+        self.runs: list[int] = []
+
+    def run(self, blob: np.ndarray) -> np.ndarray:
+        from vision.faces import NOT_DIE
+
+        self.runs.append(len(blob))
+        z = np.zeros((len(blob), 8), np.float32)
+        for i, crop in enumerate(blob):
+            grey = crop.mean(axis=0)
+            if grey.max() < 0.1:
+                z[i, NOT_DIE] = 8.0
+                continue
+            y, x = np.unravel_index(int(grey.argmin()), grey.shape)
+            z[i, 5 if y > grey.shape[0] / 2 and x > grey.shape[1] / 2 else 4] = 8.0
+        return z
+
+
+def test_a_die_is_read_in_all_four_quarter_turns_the_tray_in_two(monkeypatch, tmp_path):
+    from vision import faces
+
+    net = _MarkReadingNet()
+    monkeypatch.setattr(faces, "load_net", lambda path: net)
+    reader = FaceReader(tmp_path, [{"file": "scripted.onnx", "temperature": 1.0}])
+    frame = np.full((200, 300, 3), 128, np.uint8)
+    frame[80:120, 80:120] = 255  # a white die; a grey patch of tray at (220, 100)
+    centers, sides = [(100.0, 100.0), (220.0, 100.0)], [40.0, 40.0]
+    die, tray = reader.read(frame, centers, sides)
+    assert (die.label, tray.label) == (5, "none") and die.agree and die.confidence > 0.99
+    assert net.runs == [4, 2]  # both candidates in two views, then the die in two more
+    # A mark near the die's upper left corner: only the half turn puts it lower right,
+    # so the two views every candidate gets agree, the other two do not: asked about.
+    frame[83:89, 83:89] = 0
+    die, _ = reader.read(frame, centers, sides)
+    assert die.label == 5 and not die.agree and die.confidence <= faces.DISAGREE_CAP
+    # Near its lower right corner: the first two views disagree already, so the read is
+    # capped whatever the other turns say, and they are not looked at.
+    frame[80:120, 80:120] = 255
+    frame[111:117, 111:117] = 0
+    net.runs.clear()
+    die, _ = reader.read(frame, centers, sides)
+    assert not die.agree and die.confidence <= faces.DISAGREE_CAP
+    assert net.runs == [4]

