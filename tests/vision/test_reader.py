@@ -512,6 +512,18 @@ def test_close_camera_is_read_with_or_without_calibration(samples):
         assert t.wrong_confident == 0, t
 
 
+def test_dice_four_times_as_big_are_read_from_a_quarter_of_the_scale(samples):
+    """matteop65's dice four times as big (a camera low over a small tray): at half the
+    scale the detector still finds them in pieces; at a quarter it finds them whole."""
+    t = Tally()
+    for _, image, labels in samples["matteop65-train"]:
+        close = close_up(image, labels, 4.0)
+        if close is not None:
+            t.add(score(read_dice(close[0]).dice, close[1]))
+    assert t.labelled >= 3
+    assert t.correct >= t.labelled - 1 and t.false <= 1, t  # before the quarter look: 2, 5
+
+
 def test_dim_or_coloured_light_is_evened_out_for_the_networks_only(samples):
     _, image, labels = samples["byler-2019-12-08"][0]
     assert even_light(image) is image  # a well-lit photo is read as it is
