@@ -1,6 +1,7 @@
 """Calibration procedures: learn a table's profile from a few frames.
 
-- `learn_tray(frame)`: the tray floor as a polygon, and a rotation guess.
+- `learn_tray(frame)`: the tray floor as a polygon, and a rotation guess;
+  `learn_tray_colors(frame, polygon)`: the colours the empty tray shows in it.
 - `learn_color(frame)`: one player's dice colour from a frame of their dice
   (`learn_dice`: the same and each die's side in pixels).
 - `learn_event(frames_by_face)` (in `calibration/event_die.py`): the Event die's body
@@ -21,7 +22,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from calibration.profile import ColorModel, Profile, default_profile
+from calibration.profile import MAX_TRAY_COLORS, ColorModel, Profile, default_profile
 from vision.color import body_color, body_pixels
 
 Box = tuple[float, float, float, float]
@@ -143,6 +144,35 @@ def learn_tray(frame: np.ndarray) -> tuple[tuple[tuple[float, float], ...] | Non
     if len(poly) < 3 or cv2.contourArea(poly) > 0.9 * sh * sw:
         return None, rotation
     return tuple((float(px / f), float(py / f)) for px, py in poly), rotation
+
+
+TRAY_COLOR_SHARE = 0.1  # a colour covering this share of the empty tray is one of its colours
+
+
+def learn_tray_colors(frame: np.ndarray, tray: Sequence[tuple[float, float]] | None
+                      ) -> tuple[tuple[float, float, float], ...]:
+    """The colours (Lab) the empty tray shows inside `tray` (its polygon in frame pixels;
+    None: the whole frame): the centres of up to MAX_TRAY_COLORS clusters of its pixels,
+    each covering at least TRAY_COLOR_SHARE of it (a felt floor, walls of another colour,
+    a rim). The frame checks take a patch of them for the tray, not a hand or an object."""
+    h, w = frame.shape[:2]
+    f = 160 / max(h, w)  # as small as the frame checks look (vision.quality.SMALL)
+    small = cv2.resize(frame, (max(1, round(w * f)), max(1, round(h * f))),
+                       interpolation=cv2.INTER_AREA)
+    mask = np.ones(small.shape[:2], np.uint8)
+    if tray is not None:
+        mask[:] = 0
+        cv2.fillPoly(mask, [np.round(np.array(tray) * f).astype(np.int32)], 1)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)[mask > 0].astype(np.float32)
+    if len(lab) < 4 * MAX_TRAY_COLORS:
+        return ()
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    cv2.setRNGSeed(0)  # the same frame always gives the same colours
+    _, labels, centres = cv2.kmeans(lab, MAX_TRAY_COLORS, None, criteria, 3,
+                                    cv2.KMEANS_PP_CENTERS)
+    share = np.bincount(labels.ravel(), minlength=MAX_TRAY_COLORS) / len(lab)
+    keep = [k for k in np.argsort(-share) if share[k] >= TRAY_COLOR_SHARE]
+    return tuple(tuple(float(np.clip(v, 0, 255)) for v in centres[k]) for k in keep)
 
 
 def _flood(lab: np.ndarray, seed: tuple[int, int], diff: int = 3) -> np.ndarray:
@@ -297,7 +327,8 @@ def build_profile(*, base: Profile | None = None, tray: np.ndarray | None = None
     profile = base or default_profile()
     if tray is not None:
         polygon, guessed = learn_tray(tray)
-        profile = replace(profile, tray=polygon, rotation=guessed)
+        profile = replace(profile, tray=polygon, rotation=guessed,
+                          tray_colors=learn_tray_colors(tray, polygon))
     if rotation is not None:
         profile = replace(profile, rotation=rotation)
     if players:

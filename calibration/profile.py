@@ -24,6 +24,7 @@ from calibration.profile_types import (
     DIE_SIDE_RANGE,
     EVENT_FACES,
     MAX_NAME,
+    MAX_TRAY_COLORS,
     PROFILE_VERSION,
     ROTATIONS,
     CameraSettings,
@@ -39,7 +40,8 @@ from calibration.profile_types import (
 )
 
 __all__ = [
-    "DIE_SIDE_RANGE", "EVENT_FACES", "MAX_NAME", "PROFILE_FILE", "PROFILE_VERSION", "ROTATIONS",
+    "DIE_SIDE_RANGE", "EVENT_FACES", "MAX_NAME", "MAX_TRAY_COLORS", "PROFILE_FILE",
+    "PROFILE_VERSION", "ROTATIONS",
     "TEMPLATE_DIR", "CameraSettings", "ColorModel", "EventDie", "FaceTemplate", "LedPosition",
     "Profile", "ProfileError", "default_profile", "load_profile", "save_profile",
 ]
@@ -122,6 +124,7 @@ def _to_json(profile: Profile, folder: Path) -> dict[str, Any]:
                    "awb_gains": None if cam.awb_gains is None else list(cam.awb_gains),
                    "lens_position": cam.lens_position},
         "die_side": profile.die_side,
+        "tray_colors": [list(c) for c in profile.tray_colors],
     }
 
 
@@ -140,7 +143,8 @@ def _from_json(doc: Any, folder: Path) -> Profile:
                                      f"(this one reads version {PROFILE_VERSION}); update it")
     if version < 1:
         raise _FieldError("version", f"must be at least 1, got {version}")
-    known = {"version", "tray", "rotation", "colors", "event", "leds", "camera", "die_side"}
+    known = {"version", "tray", "rotation", "colors", "event", "leds", "camera", "die_side",
+             "tray_colors"}
     unknown = sorted(set(doc) - known)
     if unknown:
         raise _FieldError(unknown[0], "unknown field (misspelt?)")
@@ -156,12 +160,26 @@ def _from_json(doc: Any, folder: Path) -> Profile:
         leds=_parse_leds(doc.get("leds", [])),
         camera=_parse_camera(doc.get("camera", {})),
         die_side=_parse_die_side(doc.get("die_side")),
+        tray_colors=_parse_tray_colors(doc.get("tray_colors", [])),
     )
 
 def _parse_die_side(raw: Any) -> float | None:
     if raw is not None and not is_die_side(raw):
         raise _FieldError("die_side", f"must be null or 4-1000 pixels, got {raw!r}")
     return None if raw is None else float(raw)
+
+
+def _parse_tray_colors(raw: Any) -> tuple[tuple[float, float, float], ...]:
+    if not isinstance(raw, list) or len(raw) > MAX_TRAY_COLORS:
+        raise _FieldError("tray_colors", f"must be a list of at most {MAX_TRAY_COLORS} "
+                                         "[L, a, b] colours")
+    out = []
+    for i, c in enumerate(raw):
+        if not isinstance(c, list) or len(c) != 3 or not all(
+                is_number(v) and 0 <= v <= 255 for v in c):
+            raise _FieldError(f"tray_colors[{i}]", f"must be 3 Lab numbers 0-255, got {c!r}")
+        out.append((float(c[0]), float(c[1]), float(c[2])))
+    return tuple(out)
 
 
 def _parse_tray(raw: Any) -> tuple[tuple[float, float], ...] | None:

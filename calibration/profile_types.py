@@ -19,11 +19,12 @@ from typing import Any
 
 import numpy as np
 
-PROFILE_VERSION = 2  # 2 added die_side; version 1 files still load
+PROFILE_VERSION = 3  # 2 added die_side, 3 tray_colors; older files still load
 DIE_SIDE_RANGE = (4.0, 1000.0)  # a die's side in frame pixels a profile may hold
 EVENT_FACES = ("blank", "dragon", "rally")
 ROTATIONS = (0, 90, 180, 270)
 MAX_NAME = 32
+MAX_TRAY_COLORS = 4  # colours an empty tray may show (its floor, walls, rim)
 
 
 class ProfileError(ValueError):
@@ -145,6 +146,8 @@ class Profile:
     leds: LED positions along the tray edge (filled by the Pi wizard).
     die_side: a die's face side in raw frame pixels, measured on the players' dice, or
         None; the reader scales frames by it so dice look the size its detector knows.
+    tray_colors: the colours (Lab) the empty tray shows inside its polygon, learned with
+        it (floor, walls): a patch of them is the tray, not a hand or an object.
     """
 
     version: int = PROFILE_VERSION
@@ -155,6 +158,7 @@ class Profile:
     leds: tuple[LedPosition, ...] = ()
     camera: CameraSettings = field(default_factory=CameraSettings)
     die_side: float | None = None
+    tray_colors: tuple[tuple[float, float, float], ...] = ()
 
     def __post_init__(self) -> None:
         if self.version != PROFILE_VERSION:
@@ -169,6 +173,15 @@ class Profile:
             if not is_die_side(self.die_side):
                 raise ProfileError(f"die_side must be 4-1000 pixels, got {self.die_side!r}")
             object.__setattr__(self, "die_side", float(self.die_side))
+        if len(self.tray_colors) > MAX_TRAY_COLORS:
+            raise ProfileError(f"tray_colors holds at most {MAX_TRAY_COLORS} colours, got "
+                               f"{len(self.tray_colors)}")
+        for c in self.tray_colors:
+            _check_vector(c, 3, "tray colour")
+            if not all(0 <= v <= 255 for v in c):
+                raise ProfileError(f"a tray colour is 3 Lab values 0-255, got {c!r}")
+        object.__setattr__(self, "tray_colors",
+                           tuple(tuple(float(v) for v in c) for c in self.tray_colors))
 
     def in_tray(self, point: Sequence[float]) -> bool:
         """True when the frame point (x, y) is inside the tray (always, with no tray set)."""

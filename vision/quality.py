@@ -54,7 +54,8 @@ def frame_warnings(frame: np.ndarray, boxes: Sequence[Box] = (), *,
     half = cv2.resize(small, size, interpolation=cv2.INTER_AREA)
     free = cv2.resize((tray & ~dice).astype(np.uint8), size, interpolation=cv2.INTER_NEAREST) > 0
     blob = _foreign_object(half, free, f * size[0] / small.shape[1],
-                           calibrated=profile is not None and profile.tray is not None)
+                           calibrated=profile is not None and profile.tray is not None,
+                           tray_colors=() if profile is None else profile.tray_colors)
     if blob is not None:
         out.append(blob)
     return out
@@ -100,9 +101,11 @@ def _glare(grey: np.ndarray, tray: np.ndarray, boxes: Sequence[Box], f: float
     return None
 
 
-def _foreign_object(small: np.ndarray, free: np.ndarray, f: float, *, calibrated: bool
-                    ) -> DiceWarning | None:
-    """A big blob unlike the tray (its median colour) outside the dice: a hand or an object.
+def _foreign_object(small: np.ndarray, free: np.ndarray, f: float, *, calibrated: bool,
+                    tray_colors: Sequence[Sequence[float]] = ()) -> DiceWarning | None:
+    """A big blob unlike the tray (its median colour, and the colours calibration saw in
+    the empty tray: walls of another colour than the felt are no object) outside the
+    dice: a hand or an object.
 
     Without a calibrated tray the frame shows table edges and walls too, so only a
     skin-coloured blob on a surface that is not itself skin-coloured counts (a hand).
@@ -110,8 +113,9 @@ def _foreign_object(small: np.ndarray, free: np.ndarray, f: float, *, calibrated
     if np.count_nonzero(free) < 50:
         return None
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
-    ref = np.median(lab[free], axis=0)
-    dist = np.sqrt(((lab - ref) ** 2).sum(axis=2))
+    refs = np.vstack([np.median(lab[free], axis=0), np.asarray(tray_colors, np.float32)
+                      .reshape(-1, 3)])
+    dist = np.sqrt(((lab[:, :, None, :] - refs) ** 2).sum(axis=3)).min(axis=2)
     fg = ((dist > OBJECT_DISTANCE) & free).astype(np.uint8)
     fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(fg)

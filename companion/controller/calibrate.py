@@ -87,10 +87,12 @@ class ProfileKeeper:
 
     def find_tray(self, frame: Any) -> dict[str, Any]:
         """Let the calibration procedure find the tray floor in the current picture."""
-        from calibration.procedures import learn_tray
+        from calibration.procedures import learn_tray, learn_tray_colors
 
-        polygon, rotation = learn_tray(need(frame))
-        self._replace(tray=polygon, rotation=rotation)
+        frame = need(frame)
+        polygon, rotation = learn_tray(frame)
+        self._replace(tray=polygon, rotation=rotation,
+                      tray_colors=learn_tray_colors(frame, polygon))
         return self.summary(frame_size(frame))
 
     def learn_color(self, frame: Any, name: Any) -> dict[str, Any]:

@@ -41,7 +41,8 @@ def _full() -> Profile:
                    colors={"Ann": _model(1), "Bo": _model(2)},
                    event=EventDie(_model(3), templates),
                    leds=(LedPosition(0, 10.0, 5.0), LedPosition(1, 30.0, 5.0)),
-                   camera=CameraSettings(8000, 2.5, (1.6, 1.3), 2.4), die_side=41.5)
+                   camera=CameraSettings(8000, 2.5, (1.6, 1.3), 2.4), die_side=41.5,
+                   tray_colors=((120.0, 150.5, 90.0), (80.0, 140.0, 150.0)))
 
 
 def test_round_trip_keeps_everything(tmp_path: Path) -> None:
@@ -93,6 +94,7 @@ def test_in_tray_uses_the_polygon() -> None:
 
 @pytest.mark.parametrize("kwargs", [
     {"rotation": 45}, {"version": PROFILE_VERSION + 1}, {"die_side": 2}, {"die_side": "big"}, {"tray": ((0, 0), (1, 1))}, {"colors": {"": _model(1)}},
+    {"tray_colors": ((1, 2, 3),) * 5}, {"tray_colors": ((1, 2),)}, {"tray_colors": ((1, 2, -1),)},
 ])
 def test_profile_rejects_bad_values(kwargs: dict) -> None:
     with pytest.raises(ProfileError):
@@ -127,6 +129,10 @@ BAD = [
     (lambda d: d.update(rotation=True), "'rotation'"),
     (lambda d: d.update(tray=[[0, 0], [1, 1]]), "'tray'"),
     (lambda d: d.update(tray=[[0, 0], [1, "x"], [2, 2]]), "'tray[1]'"),
+    (lambda d: d.update(tray_colors=[[1, 2]]), "'tray_colors[0]'"),
+    (lambda d: d.update(tray_colors=[[1, 2, 300]]), "'tray_colors[0]'"),
+    (lambda d: d.update(tray_colors=[[1, 2, 3]] * 5), "'tray_colors'"),
+    (lambda d: d.update(tray_colors={"floor": [1, 2, 3]}), "'tray_colors'"),
     (lambda d: d.update(colors=[]), "'colors'"),
     (lambda d: d["colors"]["Ann"].update(mean=[1, 2]), "'colors.Ann.mean'"),
     (lambda d: d["colors"]["Ann"].update(cov=[[1, 2, 3]]), "'colors.Ann.cov'"),

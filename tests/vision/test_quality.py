@@ -73,3 +73,37 @@ def test_frame_is_not_changed() -> None:
     before = frame.copy()
     frame_warnings(frame, boxes)
     assert np.array_equal(before, frame)
+
+
+def _walled_tray(seed: int = 0) -> tuple[np.ndarray, np.ndarray, list]:
+    """A blue-purple felt floor inside brown walls 70 px wide (a dice tray seen from
+    above), empty and with three dice on the floor."""
+    empty = np.full((480, 640, 3), (60, 95, 130), np.uint8)  # the walls
+    empty[70:410, 70:570] = (205, 80, 105)  # the felt
+    dice = [SynthDie(4, (220 + 90 * i, 240), 44, 20 * i, (40, 40, 200), (240, 240, 240))
+            for i in range(3)]
+    frame, boxes = render_frame(dice, background=empty.copy(), rng=np.random.default_rng(seed))
+    return empty, frame, boxes
+
+
+def test_a_tray_whose_walls_are_not_its_felt_is_no_object_once_calibrated() -> None:
+    from calibration.procedures import learn_tray_colors
+
+    empty, frame, boxes = _walled_tray()
+    tray = ((0.0, 0.0), (640.0, 0.0), (640.0, 480.0), (0.0, 480.0))
+    colors = learn_tray_colors(empty, tray)
+    assert len(colors) == 2  # the felt and the walls
+    # Dice left in the tray are too few to count among its colours.
+    red = cv2.cvtColor(np.uint8([[[40, 40, 200]]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
+    assert all(np.linalg.norm(np.subtract(c, red)) > 40 for c in learn_tray_colors(frame, tray))
+    learned = Profile(tray=tray, tray_colors=colors)
+    assert _codes(frame, boxes, learned) == []
+    # Knowing only the polygon, the brown walls were a hand on every roll.
+    assert _codes(frame, boxes, Profile(tray=tray)) == ["hand"]
+    # A real hand or object is still seen.
+    hand = frame.copy()
+    cv2.ellipse(hand, (320, 330), (110, 60), 0, 0, 360, (120, 155, 205), -1)
+    assert _codes(hand, boxes, learned) == ["hand"]
+    phone = frame.copy()
+    cv2.rectangle(phone, (380, 290), (560, 400), (140, 160, 20), -1)
+    assert _codes(phone, boxes, learned) == ["object"]

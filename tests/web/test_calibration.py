@@ -1,6 +1,7 @@
 """Framing the tray from a phone: the profile changes, is saved, and the reader uses it."""
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -80,6 +81,9 @@ def test_find_the_tray_learn_a_colour_and_the_event_die(setup):
     assert r.status_code == 200, r.json
     xs = [x for x, _ in keeper.profile.tray]
     assert min(xs) == pytest.approx(80, abs=12) and max(xs) == pytest.approx(560, abs=12)
+    # ... and the colours the empty tray shows, its green floor among them (Lab)
+    green = cv2.cvtColor(np.uint8([[[60, 120, 60]]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
+    assert min(np.linalg.norm(np.subtract(c, green)) for c in keeper.profile.tray_colors) < 5
 
     background = procedural_background((480, 640), rng)
     dice = [SynthDie(f, (90.0 + 90 * i, 240.0), 48, 10.0 * i, (40, 40, 200), (240, 240, 240))
