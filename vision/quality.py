@@ -17,6 +17,7 @@ from vision.types import DiceWarning
 SMALL = 160
 DARK_MEAN = 45  # grey level (0-255) of the tray below which the frame is too dark
 DARK_BRIGHT = 70  # ... or when even the brightest tenth is below this
+DARK_LIT = 110  # ... unless its brightest 0.5% (white dice, pips) reach this: a dark felt, lit
 GLARE_LEVEL = 250
 GLARE_SHARE = 0.004  # share of tray pixels blown out
 GLARE_ON_DIE = 0.10  # share of a die's box blown out
@@ -83,8 +84,12 @@ def _boxes_mask(shape: tuple[int, int], f: float, boxes: Sequence[Box], *, grow:
 
 
 def _too_dark(grey: np.ndarray, tray: np.ndarray) -> bool:
+    """The tray is dark (its mean, or its brightest tenth) and nothing in it is lit
+    brightly: a black or purple felt under a good light holds dice and pips that are."""
     px = grey[tray]
-    return bool(len(px)) and (px.mean() < DARK_MEAN or np.percentile(px, 90) < DARK_BRIGHT)
+    if not len(px) or (px.mean() >= DARK_MEAN and np.percentile(px, 90) >= DARK_BRIGHT):
+        return False
+    return bool(np.percentile(px, 99.5) < DARK_LIT)
 
 
 def _glare(grey: np.ndarray, tray: np.ndarray, boxes: Sequence[Box], f: float

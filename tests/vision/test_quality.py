@@ -107,3 +107,12 @@ def test_a_tray_whose_walls_are_not_its_felt_is_no_object_once_calibrated() -> N
     phone = frame.copy()
     cv2.rectangle(phone, (380, 290), (560, 400), (140, 160, 20), -1)
     assert _codes(phone, boxes, learned) == ["object"]
+
+
+def test_a_dark_felt_under_a_good_light_is_not_too_dark() -> None:
+    felt = np.full((480, 640, 3), (60, 20, 40), np.uint8)  # dark purple felt
+    frame, boxes = render_frame([SynthDie(3, (320, 240), 48, 10, (235, 235, 235), (30, 30, 30))],
+                                background=felt, rng=np.random.default_rng(0))
+    assert _codes(frame, boxes) == []  # the white die is lit: the felt is just dark
+    assert _codes((frame * 0.35).astype(np.uint8), boxes) == ["dark"]  # the light is weak
+    assert _codes(felt, []) == ["dark"]  # nothing lit in the tray: the light cannot be told
