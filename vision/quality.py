@@ -35,13 +35,8 @@ Box = Sequence[float]
 
 
 def frame_warnings(frame: np.ndarray, boxes: Sequence[Box] = (), *,
-                   profile: Profile | None = None,
-                   read_surely: Sequence[bool] | None = None) -> list[DiceWarning]:
-    """Warnings for `frame` (BGR uint8 H x W x 3) given the dice boxes (x, y, w, h) found in it.
-
-    read_surely: per box, whether the reader read that die surely; glare on such a die
-    is no warning (its face was read through it: a white die under a good light blows
-    out a tenth of its box without hiding a pip)."""
+                   profile: Profile | None = None) -> list[DiceWarning]:
+    """Warnings for `frame` (BGR uint8 H x W x 3) given the dice boxes (x, y, w, h) found in it."""
     h, w = frame.shape[:2]
     f = SMALL / max(h, w)
     small = cv2.resize(frame, (max(1, round(w * f)), max(1, round(h * f))),
@@ -52,10 +47,7 @@ def frame_warnings(frame: np.ndarray, boxes: Sequence[Box] = (), *,
     out: list[DiceWarning] = []
     if _too_dark(grey, tray):
         return [DiceWarning("dark", MESSAGES["dark"])]  # the other checks mean nothing then
-    flags = [False] * len(boxes) if read_surely is None else [bool(v) for v in read_surely]
-    sure = [b for b, ok in zip(boxes, flags) if ok]
-    glare = _glare(grey, tray & ~_boxes_mask(grey.shape, f, sure, grow=1.0),
-                   [b for b, ok in zip(boxes, flags) if not ok], f)
+    glare = _glare(grey, tray, boxes, f)
     if glare is not None:
         out.append(glare)
     # Hands and objects are big: half the size again is plenty, and much cheaper in Lab.

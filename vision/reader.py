@@ -579,6 +579,5 @@ def read_dice(frame: np.ndarray, *, profile: Any = None, models: str | Path | No
         dice.append(die)
         sides.append(side)
     warnings = touching_warnings(dice, sides) + unreadable_warnings(dice)
-    warnings += list(frame_warnings(raw, [d.box for d in dice], profile=profile,
-                                    read_surely=[d.confidence >= SURE for d in dice]))
+    warnings += list(frame_warnings(raw, [d.box for d in dice], profile=profile))
     return Reading(tuple(dice), tuple(warnings))
