@@ -155,8 +155,10 @@ def learn_tray_colors(frame: np.ndarray, tray: Sequence[tuple[float, float]] | N
     None: the whole frame): the centres of up to MAX_TRAY_COLORS clusters of its pixels,
     each covering at least TRAY_COLOR_SHARE of it (a felt floor, walls of another colour,
     a rim). The frame checks take a patch of them for the tray, not a hand or an object."""
+    from vision.quality import SMALL  # as small as the frame checks look
+
     h, w = frame.shape[:2]
-    f = 160 / max(h, w)  # as small as the frame checks look (vision.quality.SMALL)
+    f = SMALL / max(h, w)
     small = cv2.resize(frame, (max(1, round(w * f)), max(1, round(h * f))),
                        interpolation=cv2.INTER_AREA)
     mask = np.ones(small.shape[:2], np.uint8)
