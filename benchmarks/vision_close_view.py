@@ -10,7 +10,7 @@ a phone photo of a few dice. Photos where the cut crosses a labelled die are lef
 instead: the same view from a camera with Z times the resolution (a 640x480 photo at
 Z = 2 as the Pi camera's 1280x960), every die Z times bigger in a frame Z times wider. Read with the default profile (no calibration) and, as a
 second line, with the die size `calibrate` measures on that frame
-(calibration.procedures.detector_die_side). Columns as in vision_accuracy.py.
+(calibration.finding.detector_die_side). Columns as in vision_accuracy.py.
 """
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def main() -> int:
     if not sets:
         return 2
     cv2.setNumThreads(1)
-    from calibration.procedures import detector_die_side
+    from calibration.finding import detector_die_side
     from calibration.profile import default_profile
     from vision import read_dice
     from vision.evaluate import Tally, close_up

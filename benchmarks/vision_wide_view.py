@@ -62,7 +62,7 @@ def main() -> int:
     if not sets:
         return 2
     cv2.setNumThreads(1)
-    from calibration.procedures import detector_die_side
+    from calibration.finding import detector_die_side
     from calibration.profile import default_profile
     from vision import read_dice
     from vision.evaluate import Tally

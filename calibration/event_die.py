@@ -5,8 +5,8 @@
 - `learn_event(frames_by_face)`: the die's body colour and a template of each face
   (`vision/event.py` reads the faces with them at play time).
 
-The players' dice and the tray are learned in `calibration/procedures.py`, whose helpers
-(segmentation, die sides) this uses; `build_profile` there puts it all together.
+The players' dice and the tray are learned in `calibration/procedures.py`, whose
+`build_profile` puts it all together; both find dice with `calibration/finding.py`.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from calibration.procedures import (
+from calibration.finding import (
     Box,
     CalibrationError,
     detector_die_side,

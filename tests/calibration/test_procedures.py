@@ -9,13 +9,8 @@ import numpy as np
 import pytest
 
 from calibration.event_die import event_boxes, learn_event
-from calibration.procedures import (
-    CalibrationError,
-    build_profile,
-    learn_color,
-    learn_tray,
-    segment_dice,
-)
+from calibration.finding import CalibrationError, segment_dice
+from calibration.procedures import build_profile, learn_color, learn_tray
 from calibration.profile import load_profile
 from companion.cli import main
 from vision import read_dice
@@ -234,7 +229,7 @@ def test_small_dice_get_advice_on_the_page_and_the_command_line() -> None:
 
 
 def test_a_closer_look_reading_pips_as_ones_is_not_a_better_look() -> None:
-    from calibration.procedures import pips_of
+    from calibration.finding import pips_of
     from vision.detect import Candidate
     from vision.faces import FaceRead
 

@@ -484,7 +484,7 @@ def test_close_camera_is_read_with_or_without_calibration(samples):
     """matteop65's dice twice as big in the frame: at the default scale the detector
     takes their pips for dice. The reader reads them from further away, and calibration
     measures their real size, so the frame is read about as well as the photo alone."""
-    from calibration.procedures import detector_die_side
+    from calibration.finding import detector_die_side
 
     detector = DieDetector()
     pips, plain, calibrated, alone = 0, Tally(), Tally(), Tally()
@@ -547,7 +547,7 @@ def test_calibration_measures_the_dice_in_a_dim_room_as_in_a_lit_one(samples, mo
     sizes off by more than a fifth on 49 of 52 matteop65 photos. A frame in good light
     is measured as it is."""
     import vision.reader
-    from calibration.procedures import detector_die_side
+    from calibration.finding import detector_die_side
 
     def refuse(*args, **kwargs):
         raise AssertionError("a frame in good light was brightened")
