@@ -78,17 +78,11 @@ def learn_tray_colors(frame: np.ndarray, tray: Sequence[tuple[float, float]] | N
     None: the whole frame): the centres of up to MAX_TRAY_COLORS clusters of its pixels,
     each covering at least TRAY_COLOR_SHARE of it (a felt floor, walls of another colour,
     a rim). The frame checks take a patch of them for the tray, not a hand or an object."""
-    from vision.quality import SMALL  # as small as the frame checks look
+    from vision.quality import shrunk, tray_mask  # as the frame checks look at it
 
-    h, w = frame.shape[:2]
-    f = SMALL / max(h, w)
-    small = cv2.resize(frame, (max(1, round(w * f)), max(1, round(h * f))),
-                       interpolation=cv2.INTER_AREA)
-    mask = np.ones(small.shape[:2], np.uint8)
-    if tray is not None:
-        mask[:] = 0
-        cv2.fillPoly(mask, [np.round(np.array(tray) * f).astype(np.int32)], 1)
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)[mask > 0].astype(np.float32)
+    small, f = shrunk(frame)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)[tray_mask(small.shape[:2], f, tray)]
+    lab = lab.astype(np.float32)
     if len(lab) < 4 * MAX_TRAY_COLORS:
         return ()
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)

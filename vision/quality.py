@@ -37,11 +37,8 @@ Box = Sequence[float]
 def frame_warnings(frame: np.ndarray, boxes: Sequence[Box] = (), *,
                    profile: Profile | None = None) -> list[DiceWarning]:
     """Warnings for `frame` (BGR uint8 H x W x 3) given the dice boxes (x, y, w, h) found in it."""
-    h, w = frame.shape[:2]
-    f = SMALL / max(h, w)
-    small = cv2.resize(frame, (max(1, round(w * f)), max(1, round(h * f))),
-                       interpolation=cv2.INTER_AREA)
-    tray = tray_mask(small.shape[:2], f, profile)
+    small, f = shrunk(frame)
+    tray = tray_mask(small.shape[:2], f, None if profile is None else profile.tray)
     dice = _boxes_mask(small.shape[:2], f, boxes, grow=1.3)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     out: list[DiceWarning] = []
@@ -62,13 +59,23 @@ def frame_warnings(frame: np.ndarray, boxes: Sequence[Box] = (), *,
     return out
 
 
-def tray_mask(shape: tuple[int, int], f: float, profile: Profile | None) -> np.ndarray:
-    """(H, W) bool: the profile's tray in an image `f` times the frame's size (all of it
-    without a calibrated tray)."""
-    if profile is None or profile.tray is None:
+def shrunk(frame: np.ndarray) -> tuple[np.ndarray, float]:
+    """The small copy of the frame (long side SMALL px) the checks look at, and its scale
+    (small pixels per frame pixel)."""
+    h, w = frame.shape[:2]
+    f = SMALL / max(h, w)
+    return cv2.resize(frame, (max(1, round(w * f)), max(1, round(h * f))),
+                      interpolation=cv2.INTER_AREA), f
+
+
+def tray_mask(shape: tuple[int, int], f: float,
+              tray: Sequence[tuple[float, float]] | None) -> np.ndarray:
+    """(H, W) bool: the tray polygon (frame pixels; a profile's tray) in an image `f`
+    times the frame's size (all of it without a polygon)."""
+    if tray is None:
         return np.ones(shape, bool)
     mask = np.zeros(shape, np.uint8)
-    cv2.fillPoly(mask, [np.round(np.array(profile.tray) * f).astype(np.int32)], 1)
+    cv2.fillPoly(mask, [np.round(np.array(tray) * f).astype(np.int32)], 1)
     return mask.astype(bool)
 
 

@@ -454,7 +454,7 @@ def _tray_lab(raw: np.ndarray, profile: Any) -> np.ndarray:
     """The median Lab colour (3,) of the frame inside the profile's tray (every 4th pixel
     each way; the whole frame without a tray): the felt, which most of it is."""
     small = raw[::4, ::4]
-    inside = tray_mask(small.shape[:2], 0.25, profile)
+    inside = tray_mask(small.shape[:2], 0.25, getattr(profile, "tray", None))
     pixels = small[inside] if inside.any() else small.reshape(-1, 3)
     lab = cv2.cvtColor(np.ascontiguousarray(pixels[:, None, :]), cv2.COLOR_BGR2LAB).reshape(-1, 3)
     return np.asarray(medians_u8(lab), np.float64)
