@@ -45,6 +45,7 @@ SCALES = (0.88, 1.0, 1.12)  # face sizes tried, relative to the measured one
 TURNS = (-10, -5, 0, 5, 10)  # degrees tried round each quarter turn of a face set upright (face_pose)
 RING = (0.3, 0.42)  # the ring round a face's middle (face sides from its centre) whose colour may be the body's
 OUTLIER = 10.0  # a Dragon or Rally view this many times nearer a blank view than its own face's is left out
+INK_RATIO = 0.1  # a view with this share of the ink of another of its face shows no emblem (_inked)
 POSE_CUT = 1.1  # the face's turn is measured in a square this many box sides wide
 # The reader's detector boxes a die's top face a little wider than the face, and wider
 # still when the die is turned (rendered tables: 1.13 face sides square to the frame,
@@ -200,7 +201,8 @@ def template_map(t: FaceTemplate, body: np.ndarray | None = None) -> np.ndarray:
 class _Learned:
     """An Event die's views, ready to compare: every view at every turn, the pip
     layouts likewise, and how far apart views of the same face typically are. A Dragon
-    or Rally view that shows no emblem is left out (_consistent)."""
+    or Rally view that shows no emblem is left out (_consistent, _inked), and so is a
+    blank view that shows ink its face's other views do not (_inked)."""
 
     def __init__(self, event: EventDie) -> None:
         body = event.body.mean_array()
@@ -209,7 +211,8 @@ class _Learned:
         self.turns = len(_turns(4))
         views = _stack(maps, 4)
         near = self._apart(maps, views)
-        keep = _consistent(near, names)
+        ink = (views.reshape(len(maps), self.turns, -1) ** 2).sum(axis=2).mean(axis=1)
+        keep = _inked(ink, names, _consistent(near, names))
         self.names = [names[i] for i in keep]
         self.views = views.reshape(len(maps), self.turns, -1)[keep].reshape(-1, views.shape[1])
         self.view_energy = (self.views ** 2).sum(axis=1)
@@ -266,6 +269,29 @@ def _consistent(near: np.ndarray, names: Sequence[str]) -> list[int]:
         if worst is None:
             return keep
         keep.remove(worst)
+
+
+def _inked(ink: np.ndarray, names: Sequence[str], keep: list[int]) -> list[int]:
+    """`keep` less the views whose ink (`ink`: each view's summed squared ink) says the
+    picture shows another face than it is named for, judged against the other views of
+    its face: a Dragon or Rally view with under INK_RATIO times the ink of another (its
+    emblem faced away or lost in glare), a blank view with over 1 / INK_RATIO times that
+    of another and over 10 (a side face's emblem, a neighbour or the tray's edge in it;
+    two clean blank views differ by more than ten times in specks alone). A face keeps
+    at least one view. On the rendered tables (benchmarks/vision_event_tables.py) a
+    Dragon view without its emblem passed _consistent, its table's blank views showing
+    ink too, and blank dice were read as Dragons at 0.88-0.96."""
+    keep = list(keep)
+    for i in list(keep):
+        own = [float(ink[j]) for j in keep if j != i and names[j] == names[i]]
+        if not own:
+            continue
+        if names[i] == "blank":
+            if ink[i] > max(1.0, min(own)) / INK_RATIO:
+                keep.remove(i)
+        elif ink[i] < INK_RATIO * max(own):
+            keep.remove(i)
+    return keep
 
 
 def _learned(event: EventDie) -> _Learned:

@@ -195,6 +195,33 @@ def test_a_dragon_or_rally_view_without_its_emblem_is_not_learned() -> None:
         assert got is not None and got[0] == "blank" and got[1] >= 0.5, got
 
 
+def test_a_picture_whose_ink_belies_its_face_is_not_learned() -> None:
+    """Two pictures of a face, one showing what another face shows: a Dragon picture with
+    no emblem beside one with it, a blank picture showing a Rally emblem beside a clean
+    one. The picture with the wrong ink is left out (each face keeps one), and the die
+    is then read right."""
+    from vision.event import _inked, _Learned
+
+    assert _inked(np.array([60.0, 0.9, 30.0, 2.0]), ["dragon", "dragon", "blank", "blank"],
+                  [0, 1, 2, 3]) == [0, 3]
+    assert _inked(np.array([8.0, 3.0, 0.5, 0.2]), ["rally", "rally", "blank", "blank"],
+                  [0, 1, 2, 3]) == [0, 1, 2, 3]  # faint emblems and clean blanks all stay
+    rng = np.random.default_rng(5)
+    bg = procedural_background((360, 480), rng)
+    frames = {f: [random_event_frame(f, rng, background=bg)[0]] for f in FACES}
+    frames["dragon"].append(random_event_frame("blank", rng, background=bg)[0])  # no emblem
+    frames["blank"].append(random_event_frame("rally", rng, background=bg)[0])  # an emblem
+    spoilt = Profile(event=learn_event(frames))
+    names = [t.face for t in spoilt.event.templates]
+    assert sorted(names) == ["blank", "blank", "dragon", "dragon", "rally"]
+    assert sorted(_Learned(spoilt.event).names) == ["blank", "dragon", "rally"]
+    for face in FACES:
+        for _ in range(3):
+            frame, box = random_event_frame(face, rng, background=bg)
+            got = event_face(frame, box, profile=spoilt)
+            assert got is not None and got[0] == face, (face, got)
+
+
 def test_a_die_read_as_a_pip_face_of_no_players_colour_is_still_the_event_die(
         learned: Profile) -> None:
     """An Event emblem can pass for a 1 to the face classifier (rendered tables: 13 of 120
