@@ -210,12 +210,13 @@ class _Learned:
         names = [t.face for t in event.templates]
         self.turns = len(_turns(4))
         views = _stack(maps, 4)
-        near = self._apart(maps, views)
-        ink = (views.reshape(len(maps), self.turns, -1) ** 2).sum(axis=2).mean(axis=1)
-        keep = _inked(ink, names, _consistent(near, names))
+        energy = (views ** 2).sum(axis=1)  # each view's ink at every turn
+        near = self._apart(maps, views, energy)
+        by_map = energy.reshape(len(maps), self.turns)
+        keep = _inked(by_map.mean(axis=1), names, _consistent(near, names))
         self.names = [names[i] for i in keep]
         self.views = views.reshape(len(maps), self.turns, -1)[keep].reshape(-1, views.shape[1])
-        self.view_energy = (self.views ** 2).sum(axis=1)
+        self.view_energy = by_map[keep].ravel()
         pips = [pip_map(f) for f in range(1, 7)]
         self.pips = _stack(pips, 2)  # a pip layout looks the same half a turn on (2, 3, 6 not a quarter)
         self.pip_energy = (self.pips ** 2).sum(axis=1)
@@ -223,10 +224,11 @@ class _Learned:
                 for i in keep if sum(names[j] == names[i] for j in keep) > 1]
         self.spread = max(0.002, float(np.median(same))) if same else 0.006
 
-    def _apart(self, maps: list[np.ndarray], views: np.ndarray) -> np.ndarray:
+    def _apart(self, maps: list[np.ndarray], views: np.ndarray, energy: np.ndarray
+               ) -> np.ndarray:
         """(n, n) how far apart each two views are (the smaller of either compared with
-        the other at every turn; `views`: the maps at every turn, _stack(maps, 4))."""
-        energy = (views ** 2).sum(axis=1)
+        the other at every turn; `views`: the maps at every turn, _stack(maps, 4), and
+        `energy` their summed squares)."""
         d = np.array([self._distances(_turned(_padded(m), 0)[None, :], views, energy)
                       .reshape(len(maps), -1).min(axis=1) for m in maps])
         return np.minimum(d, d.T)

@@ -8,8 +8,9 @@ both views read as the same die face, in the other two quarter turns too), by tw
 independently trained classifiers: classes are the faces 1-6, "a face without pips"
 (blank / symbol: the Event die) and "not a die". Confidence is the mean of the members'
 temperature-calibrated softmax of their logits averaged over the views, capped when any
-view disagrees, so an unsure read is reported as unsure. A member may carry a "head": its last layer refitted on a table's
-own dice (vision/adapt.py), read from a small .npz beside it.
+view disagrees, so an unsure read is reported as unsure. A member may carry a "head":
+its last layer refitted on a table's own dice (vision/adapt.py), read from a small .npz
+beside it.
 """
 from __future__ import annotations
 
