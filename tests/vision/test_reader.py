@@ -620,3 +620,54 @@ def test_a_players_die_the_classifier_took_for_no_die_is_asked_about(monkeypatch
     on_felt, boxes = render_frame(dice, background=felt, rng=rng)
     same = Profile(colors={"Ben": ColorModel.from_pixels(body_pixels(on_felt, boxes[0]))})
     assert all(d.center[0] >= 130 for d in read_dice(on_felt, profile=same).dice)
+
+
+def _read_in_views(label, confidence, agree):
+    probs = tuple(confidence if k == label - 1 else (1 - confidence) / 7 for k in range(8))
+    return FaceRead(label, confidence, probs, agree)
+
+
+def test_a_whole_face_is_one_read_surely_as_2_to_5_in_every_view():
+    assert reader.whole_face_read_surely(_read_in_views(3, 0.95, True))
+    assert reader.whole_face_read_surely(_read_in_views(5, reader.SURE, True))
+    assert not reader.whole_face_read_surely(_read_in_views(3, 0.95, False))  # the views disagree
+    assert not reader.whole_face_read_surely(_read_in_views(3, 0.85, True))  # not sure enough
+    assert not reader.whole_face_read_surely(_read_in_views(1, 0.99, True))  # a pip of a bigger die?
+    assert not reader.whole_face_read_surely(_read_in_views(6, 0.99, True))  # a side face seen low?
+    assert not reader.whole_face_read_surely(FaceRead("nopips", 0.99, (0.0,) * 6 + (1.0, 0.0), True))
+
+
+def test_a_die_far_smaller_than_the_others_is_asked_about_unless_read_surely_whole(monkeypatch):
+    """A die under ODD_SIZE of the frame's median side is likely a piece of a die cut
+    wrong, so its read is capped and the players are asked; not when every view of both
+    classifiers read it surely as 2-5 (a pip alone reads as a 1 at every turn)."""
+    from vision.faces import DISAGREE_CAP, FaceReader
+    from vision.synthetic import SynthDie, procedural_background, render_frame
+
+    rng = np.random.default_rng(7)
+    white, black = (235, 235, 235), (30, 30, 30)
+    dice = [SynthDie(f, (80.0 + 120 * i, 160.0), 64.0, 0.0, white, black)
+            for i, f in enumerate((2, 5, 6))]
+    dice.append(SynthDie(4, (450.0, 160.0), 34.0, 0.0, white, black))
+    frame, _ = render_frame(dice, background=procedural_background((320, 540), rng), rng=rng)
+    real = FaceReader.read_candidates
+
+    def small_read_as(label, agree):
+        def read(self, image, cands):
+            reads = real(self, image, cands)
+            if len(cands) == 4:  # the look that found them all: the smallest is read so
+                small = min(range(4), key=lambda i: cands[i].side)
+                reads[small] = _read_in_views(label, 0.97, agree)
+            return reads
+        return read
+
+    def small_die(got):
+        (die,) = [d for d in got.dice if d.center[0] > 400]
+        return die
+    plain = read_dice(frame)
+    assert len(plain.dice) == 4 and small_die(plain).value == 4
+    for label, agree, confidence in ((4, True, 0.97), (1, True, DISAGREE_CAP),
+                                     (6, True, DISAGREE_CAP), (4, False, DISAGREE_CAP)):
+        monkeypatch.setattr(FaceReader, "read_candidates", small_read_as(label, agree))
+        die = small_die(read_dice(frame))
+        assert (die.value, die.confidence) == (label, pytest.approx(confidence)), (label, agree)
