@@ -33,6 +33,7 @@ import numpy as np
 
 from calibration.profile import EVENT_FACES, EventDie, FaceTemplate, Profile
 from vision.color import body_color, color_distance, crop_bounds, medians_u8
+from vision.types import PLAY_CONFIDENCE
 
 FACE = 24  # pixels of one face side in the compared maps
 CUT = 1.25  # the query is cut this many face sides wide (room for the shifts)
@@ -61,6 +62,9 @@ MAX_BODY_DISTANCE = 4.0  # Mahalanobis, as in vision.color
 REJECT = 12.0  # a best match this many times the learned spread: not the Event die
 FACE_DISTANCE = 18.0  # Lab distance from the body counted as top face (loose boxes)
 PIP_MARGIN = 0.8  # a die of a player's colour is the Event die only when it wins by this ratio
+# A face read with this match score (its margin over the next face, times its fit) is
+# as sure as the table's PLAY_CONFIDENCE (event_confidence).
+PLAYED_SCORE = 0.6
 
 _CACHE: dict[int, tuple[EventDie, Any]] = {}
 
@@ -423,7 +427,26 @@ def event_face(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
     margin = 1.0 - d1 / d2 if d2 > 0 else 0.0
     spread = learned.spread
     fit = 1.0 if d1 <= 3.0 * spread else float(np.exp(-(d1 - 3.0 * spread) / (3.0 * spread)))
-    return name, float(np.clip(margin * fit, 0.0, 1.0))
+    return name, event_confidence(margin * fit)
+
+
+def event_confidence(score: float) -> float:
+    """The confidence of an Event face read with match `score` (its margin over the next
+    face, times how well it fits, 0-1): PLAY_CONFIDENCE at PLAYED_SCORE, linear on either
+    side. The score is no probability: on the 18 rendered tables of
+    benchmarks/vision_event_tables.py (360 rolls, calibrated; dice read as the Event die,
+    Soldier dice among them), faces read at 0.6-0.8 were right 53 times of 58, as often
+    as those read at 0.8-0.9 (50 of 53) or above (98 of 110), and at 0.5-0.6 only 14 of
+    21; on the first 12 tables 33 of 37 at 0.6-0.8, on the last 6 20 of 21."""
+    s = float(np.clip(score, 0.0, 1.0))
+    return float(np.interp(s, (0.0, PLAYED_SCORE, 1.0), (0.0, PLAY_CONFIDENCE, 1.0)))
+
+
+def match_score(confidence: float) -> float:
+    """The face match score an Event die read with `confidence` had (event_confidence
+    undone)."""
+    c = float(np.clip(confidence, 0.0, 1.0))
+    return float(np.interp(c, (0.0, PLAY_CONFIDENCE, 1.0), (0.0, PLAYED_SCORE, 1.0)))
 
 
 def face_template(frame: np.ndarray, box: tuple[float, ...] | list[float], face: str

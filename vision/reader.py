@@ -24,7 +24,7 @@ import numpy as np
 
 from vision.color import body_color, color_distance, die_color, medians_u8
 from vision.detect import DET_SIDE, Candidate, DieDetector, full_frame_scale
-from vision.event import MAX_BODY_DISTANCE, event_face
+from vision.event import MAX_BODY_DISTANCE, event_face, match_score
 from vision.faces import DISAGREE_CAP, FaceRead, FaceReader
 from vision.onnxnets import model_dir, stamp
 from vision.quality import frame_warnings, tray_mask
@@ -476,8 +476,10 @@ def _tray_lab(raw: np.ndarray, profile: Any) -> np.ndarray:
 
 def _event_likeness(die: Die, read: FaceRead) -> tuple[bool, float]:
     """How likely a die read as the Event die is it: read with a face first, then its
-    face's confidence times how little the classifier took it for a pip face."""
-    return die.value is not None, die.confidence * (1.0 - max(read.probs[:6]))
+    face's match score (event.match_score) times how little the classifier took it for
+    a pip face. The score, not the confidence made of it: with the confidence, 2 of the
+    360 Event dice of the rendered tables were passed over for others."""
+    return die.value is not None, match_score(die.confidence) * (1.0 - max(read.probs[:6]))
 
 
 def _with_passed_over_event_die(dice: list[Die], reads: list[FaceRead], sides: list[float],

@@ -318,3 +318,20 @@ def test_an_event_die_passed_over_takes_the_place_of_a_soldier_die_taken_for_it(
     assert _with_passed_over_event_die(dice, reads, [10.0, 10.0], (unsure, 11.0, dropped))[0] == dice
     alone = _with_passed_over_event_die(dice[:1], reads[:1], [10.0], (unsure, 11.0, dropped))[0]
     assert [(d.kind, d.value) for d in alone] == [("soldier", 2), ("event", "rally")]
+
+
+def test_a_face_match_score_of_played_score_is_as_sure_as_the_table_plays():
+    """The match score (margin times fit) is no probability: scores of 0.6-0.8 were
+    right as often as higher ones on the rendered tables, so PLAYED_SCORE maps to the
+    table's PLAY_CONFIDENCE, and the map keeps the order of the scores."""
+    from vision.event import PLAYED_SCORE, event_confidence, match_score
+    from vision.types import PLAY_CONFIDENCE
+
+    assert event_confidence(PLAYED_SCORE) == pytest.approx(PLAY_CONFIDENCE)
+    assert event_confidence(0.0) == 0.0 and event_confidence(1.0) == 1.0
+    assert event_confidence(-0.5) == 0.0 and event_confidence(1.5) == 1.0
+    mapped = np.array([event_confidence(s) for s in np.linspace(0, 1, 41)])
+    assert (np.diff(mapped) > 0).all()
+    assert event_confidence(0.5) < PLAY_CONFIDENCE <= event_confidence(0.61)
+    for s in np.linspace(0, 1, 41):  # the reader weighs the score itself (_event_likeness)
+        assert match_score(event_confidence(s)) == pytest.approx(s)
