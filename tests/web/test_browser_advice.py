@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import cv2
 import pytest
@@ -12,6 +13,17 @@ PIN = "2468"
 
 def step_button(page, step: dict):
     return page.locator(f"#controls button[data-step='{json.dumps(step, separators=(',', ':'))}']")
+
+
+def box(locator, timeout: float = 10.0) -> dict:
+    """The element's bounding box, waited for: Playwright gives None while the element is
+    not shown (on a busy machine the whole suite once got None here, the page most likely
+    redrawing its buttons on a state update at that moment)."""
+    end = time.monotonic() + timeout
+    while (found := locator.bounding_box()) is None and time.monotonic() < end:
+        time.sleep(0.05)
+    assert found is not None, f"{locator} not shown"
+    return found
 
 
 def test_bars_on_each_choice_the_best_marked_and_the_switch(live_server, phone, tmp_path):
@@ -36,10 +48,10 @@ def test_bars_on_each_choice_the_best_marked_and_the_switch(live_server, phone, 
     expect(advised.locator(".fig")).to_have_text(best["figure"])
     for row in rows:  # each bar as long as its share, inside a button big enough to tap
         button = step_button(page, row["step"])
-        track = button.locator(".track").bounding_box()
-        fill = button.locator(".track b").bounding_box()
+        track = box(button.locator(".track"))
+        fill = box(button.locator(".track b"))
         assert fill["width"] / track["width"] == pytest.approx(max(0.02, row["fraction"]), abs=0.03)
-        assert button.bounding_box()["height"] >= 48
+        assert box(button)["height"] >= 48
     page.wait_for_timeout(2000)  # let the join toast go
     path = tmp_path / "phone-advice.png"
     page.screenshot(path=str(path))
