@@ -26,6 +26,8 @@ from calibration.profile import EVENT_FACES, ColorModel, EventDie
 from vision.color import body_color, body_pixels
 from vision.event import face_squares, face_template
 
+PART_OF_FACE = 0.65  # a face square under this share of the blank face's is a part of a face
+
 
 def event_boxes(frames: Mapping[str, Sequence[np.ndarray]], *,
                 die_side: float | None = None, left_out: list[str] | None = None
@@ -87,11 +89,31 @@ def event_boxes(frames: Mapping[str, Sequence[np.ndarray]], *,
                                        "that face, out of any glare")
             out.setdefault(face, []).append(None)
             left_out.append(f"{why}: that picture is left out")
+    out = _whole_faces(out)
     for face, found in out.items():
         if not any(b is not None for b in found):
             raise CalibrationError(f"the Event die was not found in any {face} frame: put "
                                    "only the Event die in the tray, showing that face")
     return out
+
+
+def _whole_faces(boxes: dict[str, list[Box | None]]) -> dict[str, list[Box | None]]:
+    """The face squares, those far smaller than the blank face's (under PART_OF_FACE of
+    the blank pictures' median side) grown round their centre to that side. The camera
+    does not move, so the Event die's face is about as big in every picture (on the
+    rendered tables, lens and place made the Dragon and Rally squares 0.72-1.3 of the
+    blank ones); a blank face shows the detector nothing but its edge, while a big
+    emblem can be boxed instead of the face: table 100006's Rally, a white ring nearly
+    as wide as the face, was boxed at 0.57 and 0.64, its learned views were the ring's
+    inside, and Dragons in play were read as Rallies at 0.84-0.96."""
+    sides = [b[2] for b in boxes.get("blank", []) if b is not None]
+    if not sides:
+        return boxes
+    side = float(np.median(sides))
+    return {face: [b if b is None or b[2] >= PART_OF_FACE * side else
+                   (b[0] + b[2] / 2 - side / 2, b[1] + b[3] / 2 - side / 2, side, side)
+                   for b in found]
+            for face, found in boxes.items()}
 
 
 def _top_face(frame: np.ndarray, box: Box, side: float | None) -> Box:

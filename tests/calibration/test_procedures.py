@@ -265,3 +265,33 @@ def test_finds_a_black_event_die_alone_on_teal_felt() -> None:
             lx, ly, lw, lh = labels[f"event-{face}-{i}"]
             assert lx <= x + w / 2 <= lx + lw and ly <= y + h / 2 <= ly + lh, (face, i)
     assert len(learn_event(frames).templates) == 6
+
+
+def test_a_face_square_far_smaller_than_the_blank_faces_is_grown_to_a_whole_face() -> None:
+    """The Event die's face is about as big in every picture; a square far smaller than
+    the blank pictures' (the detector boxed a big ring emblem instead of the face) is
+    grown round its centre to their median side, and the others are left alone."""
+    from calibration.event_die import PART_OF_FACE, _whole_faces
+
+    boxes = {"blank": [(0.0, 0.0, 40.0, 40.0), (100.0, 100.0, 44.0, 44.0)],
+             "dragon": [(50.0, 50.0, 30.0, 30.0), None],  # 0.71 of 42: a lens can do that
+             "rally": [(10.0, 10.0, 24.0, 24.0), (200.0, 0.0, 52.0, 52.0)]}
+    got = _whole_faces(boxes)
+    assert got["rally"][0] == (1.0, 1.0, 42.0, 42.0)  # the ring's centre, the blank side
+    assert got["blank"] == boxes["blank"] and got["dragon"] == boxes["dragon"]
+    assert got["rally"][1] == boxes["rally"][1]
+    assert 24 / 42 < PART_OF_FACE < 30 / 42
+    no_blank = {"blank": [None], "dragon": boxes["dragon"], "rally": boxes["rally"]}
+    assert _whole_faces(no_blank) == no_blank  # nothing to measure a face by
+
+
+def test_event_die_faces_boxed_whole_are_left_as_found() -> None:
+    rng = np.random.default_rng(21)
+    background = procedural_background((360, 480), rng)
+    frames = {f: [random_event_frame(f, rng, background=background)[0] for _ in range(2)]
+              for f in FACES}
+    from calibration import event_die
+
+    found = event_boxes(frames)
+    side = np.median([b[2] for b in found["blank"]])
+    assert all(b[2] >= event_die.PART_OF_FACE * side for v in found.values() for b in v)
