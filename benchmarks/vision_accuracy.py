@@ -7,7 +7,9 @@ Data: --data, else $DICE_DATA, else <repo>/../shared/data/dice: a folder of labe
 or one set (a table's own photos, DATA/dice-photos, read with --profile: its calibration
 profile, vision/photolog.py). Prints, per set, dice
 read correctly / dice labelled, missed, false dice, wrong with confidence >= 0.9 and
-milliseconds per frame (median, p95) in one process on one core; then the same on the
+milliseconds per frame (median, p95) in one process on one core, each photo taken as a
+roll (played right / asked / played wrong, and why the rolls asked were asked:
+vision.evaluate.why_asked); then the same on the
 validation photos (byler's "test" split, a fixed 20% of matteop65 and 10% of the rune55
 scenes), which no shipped model was trained on (vision/training/README.md).
 Times: wall clock per frame and, in brackets, the process's CPU time per frame (the
@@ -65,6 +67,13 @@ def rolls_line(t) -> str:
     return (f"{'':<6}rolls: played right {t.rolls_right} ({100 * t.rolls_right / n:.1f}%), "
             f"asked {t.rolls_asked} ({100 * t.rolls_asked / n:.1f}%), played wrong "
             f"{t.rolls_wrong} ({100 * t.rolls_wrong / n:.2f}%) of {t.images}")
+
+
+def why_line(asked_why) -> str:
+    """Why the rolls asked were asked (vision.evaluate.why_asked), commonest first."""
+    from vision.evaluate import why_text
+
+    return f"{'':<6}why asked (rolls; one can have several): {why_text(asked_why)}"
 
 
 SWEEP = (0.6, 0.7, 0.8, 0.9, 0.95, 0.99)  # play thresholds the rolls are also scored at
@@ -172,10 +181,12 @@ def main() -> int:
         print(_line(folder.name, everything))
         print(_asked_line(everything))
         print(rolls_line(everything))
+        print(why_line(everything.asked_why))
         print(sweep_line(everything))
         print(_line(f"  validation photos of {folder.name}", val))
         print(_asked_line(val))
         print(rolls_line(val))
+        print(why_line(val.asked_why))
         print(sweep_line(val))
     return 0
 

@@ -20,7 +20,8 @@ vision.read_dice(profile=...), and again without calibration. Printed per table 
 overall: whether the calibration found the Event die (and why not), the Event die found
 with its face right (x of the rolls that show it), Soldier dice taken for the Event die,
 Soldier dice right, rolls played right / asked / played wrong (vision.evaluate.roll_outcome
-with the reading's warnings) and milliseconds per frame (median, one core).
+with the reading's warnings) and milliseconds per frame (median, one core); overall, also
+why the rolls asked were asked (vision.evaluate.why_asked).
 """
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one core, as on the table (companion/__init__.py)
 import statistics
 import time
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -203,6 +205,7 @@ class Counts:
     right: int = 0
     asked: int = 0
     wrong: int = 0
+    asked_why: Counter = field(default_factory=Counter)  # vision.evaluate.why_asked
     ms: list[float] = field(default_factory=list)
 
     def add(self, o: Counts) -> None:
@@ -220,10 +223,11 @@ class Counts:
 
 def score_roll(dice: Any, labels: list[dict], warnings: Any) -> Counts:
     """Counts of one roll's reading against its labels."""
-    from vision.evaluate import is_right, match, roll_outcome
+    from vision.evaluate import is_right, match, roll_outcome, why_asked
 
     c = Counts(rolls=1)
     setattr(c, roll_outcome(dice, labels, warnings), 1)
+    c.asked_why.update(why_asked(dice, labels, warnings))
     pairs = dict(match(dice, labels))
     for li, lab in enumerate(labels):
         die = dice[pairs[li]] if li in pairs else None
@@ -292,6 +296,8 @@ def main() -> int:
                 render_missing(args.cache, k, scene, frames)
     if args.render_only:
         return 0
+    from vision.evaluate import why_text
+
     totals = {"calibrated": Counts(), "uncalibrated": Counts()}
     found = 0
     for k, scene, names in tables:
@@ -309,6 +315,7 @@ def main() -> int:
     print(f"overall, {len(tables)} tables: calibration found the Event die on {found}")
     for mode, c in totals.items():
         print(f"  {mode:12s} {c.line()}")
+        print(f"  {'':12s} why asked (rolls; one can have several): {why_text(c.asked_why)}")
     return 0
 
 

@@ -37,7 +37,15 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from vision_accuracy import _asked_line, _line, data_arguments, data_sets, rolls_line, sweep_line
+from vision_accuracy import (
+    _asked_line,
+    _line,
+    data_arguments,
+    data_sets,
+    rolls_line,
+    sweep_line,
+    why_line,
+)
 
 
 def read_set(folder: Path, models: Path, limit: int | None):
@@ -139,6 +147,7 @@ def main() -> int:
         print(_line(f"{folder.name} (held out)", t))
         print(_asked_line(t))
         print(rolls_line(t))
+        print(why_line(t.asked_why))
         print(sweep_line(t))
         if events:
             print(f"{'':<6}read as the Event die: {events} in {event_photos} photos "

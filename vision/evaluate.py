@@ -44,6 +44,8 @@ class Tally:
     # Rolls the table could play at some threshold (as many dice read as are there, every
     # one with a face, no warnings): (their least sure die's confidence, faces right).
     playable: list[tuple[float, bool]] = field(default_factory=list)
+    # Why the rolls asked at the table's threshold were asked (why_asked): rolls per reason.
+    asked_why: Counter = field(default_factory=Counter)
     ms: list[float] = field(default_factory=list)
     cpu_ms: list[float] = field(default_factory=list)
 
@@ -60,6 +62,7 @@ class Tally:
                   "images", "rolls_right", "rolls_asked", "rolls_wrong"):
             setattr(self, k, getattr(self, k) + getattr(other, k))
         self.playable.extend(other.playable)
+        self.asked_why.update(other.asked_why)
         self.ms.extend(other.ms)
         self.cpu_ms.extend(other.cpu_ms)
 
@@ -123,6 +126,40 @@ def least_sure(dice: list[Die] | tuple[Die, ...], labels: list[dict],
     return min((d.confidence for d in dice), default=1.0)
 
 
+def why_asked(dice: list[Die] | tuple[Die, ...], labels: list[dict],
+              warnings: tuple[Any, ...] | list[Any] = (), *,
+              play_confidence: float = PLAY_CONFIDENCE) -> set[str]:
+    """Why the table asks about a roll, as its labels tell (a roll can have several
+    reasons; empty when the table plays it):
+    - "missed": a labelled die no die was read at; "false": a die read where none is;
+    - "kind": a Soldier die read as the Event die, or the Event die as a Soldier die;
+    - "unsure (right)" / "unsure (wrong)": a Soldier die read with no face or below
+      `play_confidence`, its face right or not ("Event die unsure (...)" for the Event die);
+    - "warning CODE": a warning other than "cocked" (which every unsure die brings)."""
+    if roll_outcome(dice, labels, warnings, play_confidence=play_confidence) != "asked":
+        return set()
+    why = {f"warning {w.code}" for w in warnings if getattr(w, "code", None) != "cocked"}
+    pairs = match(dice, labels)
+    if len(pairs) < len(labels):
+        why.add("missed")
+    if len(pairs) < len(dice):
+        why.add("false")
+    for li, di in pairs:
+        d, value = dice[di], labels[li]["value"]
+        if d.kind != ("event" if isinstance(value, str) else "soldier"):
+            why.add("kind")
+        elif d.value is None or d.confidence < play_confidence:
+            who = "Event die unsure" if d.kind == "event" else "unsure"
+            why.add(f"{who} ({'right' if is_right(d, value) else 'wrong'})")
+    return why
+
+
+def why_text(asked_why: Counter) -> str:
+    """Rolls per reason asked (why_asked), commonest first: "missed 12, false 3"."""
+    parts = [f"{why} {n}" for why, n in sorted(asked_why.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return ", ".join(parts) or "none"
+
+
 def faces_right(dice: list[Die] | tuple[Die, ...], labels: list[dict]) -> bool:
     """Whether the faces read are the labelled ones, as a multiset (the rules do not care
     which die shows what). Soldier faces are 1-6, the Event die's "blank", "dragon",
@@ -141,6 +178,8 @@ def score(dice: list[Die] | tuple[Die, ...], labels: list[dict],
         if least is not None:
             t.playable.append((least, faces_right(dice, labels)))
         t.rolls_right, t.rolls_asked, t.rolls_wrong = t.rolls_at(ASKED)
+        if t.rolls_asked:
+            t.asked_why.update(why_asked(dice, labels, warnings))
     pairs = match(dice, labels)
     t.missed = len(labels) - len(pairs)
     t.false = len(dice) - len(pairs)

@@ -135,3 +135,28 @@ def test_score_counts_rolls_only_with_the_warnings_given():
     t.add(score([_die(2)], labels, ()))
     t.add(score([], labels, ()))
     assert (t.rolls_right, t.rolls_asked, t.rolls_wrong) == (1, 1, 1)
+
+
+def test_why_a_roll_is_asked():
+    from vision.evaluate import Tally, why_asked, why_text
+    from vision.types import DiceWarning
+
+    labels = [{"value": v, "bbox": [x - 20, 0, 40, 40]}
+              for v, x in ((3, 20), (5, 120), ("dragon", 220))]
+    right = [_die(3), _die(5, x=120), _die("dragon", x=220)]
+    assert why_asked(right, labels) == set()  # played: nothing to ask
+    assert why_asked([_die(3, 0.59), *right[1:]], labels) == {"unsure (right)"}
+    assert why_asked([_die(2, 0.59), *right[1:]], labels) == {"unsure (wrong)"}
+    assert why_asked([*right[:2], _die("dragon", 0.7, x=220)], labels) == {"Event die unsure (right)"}
+    assert why_asked(right[:2], labels) == {"missed"}
+    assert why_asked([*right, _die(2, x=320)], labels) == {"false"}
+    assert why_asked([right[0], right[1], _die(1, x=220)], labels) == {"kind"}  # the Event die as a 1
+    touching = DiceWarning("touching", "Two dice are touching.", (0, 0, 80, 40))
+    cocked = DiceWarning("cocked", "A die could not be read surely.", (0, 0, 40, 40))
+    assert why_asked(right, labels, (touching,)) == {"warning touching"}
+    assert why_asked([_die(3, 0.3), *right[1:]], labels, (cocked,)) == {"unsure (right)"}
+    total = Tally()
+    for roll in (right, right[:2], [_die(3, 0.59), *right[1:2]]):
+        total.add(score(roll, labels, ()))
+    assert total.asked_why == {"missed": 2, "unsure (right)": 1}
+    assert why_text(total.asked_why) == "missed 2, unsure (right) 1"
