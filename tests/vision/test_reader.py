@@ -372,8 +372,8 @@ class _ScriptedFaces:
         return self.read(frame, [c.center for c in cands], [c.side for c in cands])
 
 
-def _read(label: int, conf: float) -> FaceRead:
-    return FaceRead(label, conf, (0.0,) * 8, True)
+def _read(label: int, conf: float, agree: bool = True) -> FaceRead:
+    return FaceRead(label, conf, (0.0,) * 8, agree)
 
 
 def _reads(*confs: float) -> list[FaceRead]:
@@ -622,18 +622,13 @@ def test_a_players_die_the_classifier_took_for_no_die_is_asked_about(monkeypatch
     assert all(d.center[0] >= 130 for d in read_dice(on_felt, profile=same).dice)
 
 
-def _read_in_views(label, confidence, agree):
-    probs = tuple(confidence if k == label - 1 else (1 - confidence) / 7 for k in range(8))
-    return FaceRead(label, confidence, probs, agree)
-
-
 def test_a_whole_face_is_one_read_surely_as_2_to_5_in_every_view():
-    assert reader.whole_face_read_surely(_read_in_views(3, 0.95, True))
-    assert reader.whole_face_read_surely(_read_in_views(5, reader.SURE, True))
-    assert not reader.whole_face_read_surely(_read_in_views(3, 0.95, False))  # the views disagree
-    assert not reader.whole_face_read_surely(_read_in_views(3, 0.85, True))  # not sure enough
-    assert not reader.whole_face_read_surely(_read_in_views(1, 0.99, True))  # a pip of a bigger die?
-    assert not reader.whole_face_read_surely(_read_in_views(6, 0.99, True))  # a side face seen low?
+    assert reader.whole_face_read_surely(_read(3, 0.95, True))
+    assert reader.whole_face_read_surely(_read(5, reader.SURE, True))
+    assert not reader.whole_face_read_surely(_read(3, 0.95, False))  # the views disagree
+    assert not reader.whole_face_read_surely(_read(3, 0.85, True))  # not sure enough
+    assert not reader.whole_face_read_surely(_read(1, 0.99, True))  # a pip of a bigger die?
+    assert not reader.whole_face_read_surely(_read(6, 0.99, True))  # a side face seen low?
     assert not reader.whole_face_read_surely(FaceRead("nopips", 0.99, (0.0,) * 6 + (1.0, 0.0), True))
 
 
@@ -657,7 +652,7 @@ def test_a_die_far_smaller_than_the_others_is_asked_about_unless_read_surely_who
             reads = real(self, image, cands)
             if len(cands) == 4:  # the look that found them all: the smallest is read so
                 small = min(range(4), key=lambda i: cands[i].side)
-                reads[small] = _read_in_views(label, 0.97, agree)
+                reads[small] = _read(label, 0.97, agree)
             return reads
         return read
 
