@@ -72,11 +72,13 @@ class DieDetector:
         return load_net(self.path).run(blob)[0], iw / w, ih / h
 
     def detect(self, frame: np.ndarray, *, scale: float | None = None,
-               region: tuple[int, int, int, int] | None = None) -> list[Candidate]:
+               region: tuple[int, int, int, int] | None = None,
+               threshold: float | None = None) -> list[Candidate]:
         """Candidates sorted by score, at most one per die (closer peaks are merged).
 
         scale: as in heatmap. region: (x0, y0, x1, y1), look only inside it (the tray);
-        candidates are in the frame's pixels either way."""
+        candidates are in the frame's pixels either way. threshold: the least score of a
+        candidate, instead of the detector's own."""
         x0 = y0 = 0
         if region is not None:
             h, w = frame.shape[:2]
@@ -89,7 +91,7 @@ class DieDetector:
             frame = frame[y0:y1, x0:x1]
         out, sx, sy = self.heatmap(frame, scale)
         heat = 1 / (1 + np.exp(-out[0]))
-        peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= self.threshold)
+        peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= (self.threshold if threshold is None else threshold))
         found: list[Candidate] = []
         for iy, ix in sorted(zip(*np.nonzero(peaks)), key=lambda p: -heat[p]):
             cx = x0 + (ix + float(out[2, iy, ix])) * STRIDE / sx

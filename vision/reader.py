@@ -48,6 +48,12 @@ LARGE = 21.0  # uncalibrated: dice this big (detector input px) at half the scal
 ALIKE = 0.66  # ... when at least this share of them are within a third of their median size
 FURTHER = (2, 4)  # ... looked at with the default scale divided by these, in turn
 CROWDED = 8  # ... unless the default look reads this many dice surely (a roll has at most 7)
+# A calibrated frame with no Event die read looks for it again among the detector's weak
+# peaks (_event_die_second_look): a blank face is a plain square the detector is unsure of.
+SECOND_LOOK = 0.2  # the least detector score looked at then
+CUT_OFF = 0.05  # ... a peak whose face square reaches this share of its side out of the frame is left
+STANDS_OUT = 10.0  # ... the face found must differ this much (Lab) from what lies round it
+EDGE_NEAR = 1.0  # ... and one within this many sides of the frame's edge, cut off there maybe, is asked
 _ROTATE = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
 
 
@@ -409,6 +415,70 @@ def _event_die_passed_over(raw: np.ndarray, passed: list[tuple[Candidate, FaceRe
     return Die(EVENT, face, center, box, float(np.clip(conf, 0, 1)), color=color), side, read
 
 
+def _event_die_second_look(raw: np.ndarray, upright: np.ndarray,
+                           models: tuple[DieDetector, FaceReader],
+                           view: tuple[float | None, tuple[int, int, int, int] | None],
+                           cands: list[Candidate], typical: float, rotation: int, profile: Any
+                           ) -> tuple[Die, float] | None:
+    """The Event die among the detector's weak peaks (scores from SECOND_LOOK to its
+    threshold), for a calibrated frame where no die was read as it: the die and its side.
+
+    A blank Event face is a plain square of one colour; the detector, trained on pip
+    faces, often scores it just under its threshold (rendered tables: 36 of the 52 Event
+    dice missed had a peak of 0.2-0.4). Weak peaks are matched as the classifier's
+    dropped candidates are (_event_die_passed_over), and a face found must stand out
+    from what lies round it (STANDS_OUT: a patch of felt in a shadow is as plain). A
+    peak whose face the frame cuts off is left out (an emblem may lie beyond the edge),
+    and a face found within EDGE_NEAR sides of the edge is asked about, not played.
+    `models`: the detector and face reader; `view`: the detector's scale and region;
+    `cands`: the candidates of the first look, each looked at already."""
+    if profile is None or getattr(profile, "event", None) is None:
+        return None
+    detector, faces = models
+    scale, region = view
+    h, w = upright.shape[:2]
+    weak = [c for c in detector.detect(upright, scale=scale, region=region, threshold=SECOND_LOOK)
+            if all(np.hypot(c.center[0] - k.center[0], c.center[1] - k.center[1])
+                   > 0.5 * max(c.side, k.side) for k in cands)
+            and max(c.side / 2 - c.center[0], c.side / 2 - c.center[1],
+                    c.center[0] + c.side / 2 - w, c.center[1] + c.side / 2 - h) <= CUT_OFF * c.side]
+    if not weak:
+        return None
+    found = _event_die_passed_over(raw, list(zip(weak, faces.read_candidates(upright, weak))),
+                                   cands, typical, rotation, profile)
+    if found is None:
+        return None
+    die, side, _ = found
+    body = body_color(raw, die.box)
+    if body is None or _contrast(raw, die.box, body) < STANDS_OUT:
+        return None
+    (cx, cy), s = die.center, max(die.box[2], die.box[3])
+    rh, rw = raw.shape[:2]
+    if min(cx, cy, rw - cx, rh - cy) < EDGE_NEAR * s:
+        die = replace(die, confidence=min(die.confidence, DISAGREE_CAP))
+    return die, side
+
+
+def _contrast(raw: np.ndarray, box: tuple[int, int, int, int], body: np.ndarray) -> float:
+    """Lab distance of a die's body colour (body_color) from the median colour of the
+    square ring round its box (0.65-0.85 box sides from its centre each way, in the
+    frame): how much the die stands out from what it lies on."""
+    x, y, bw, bh = box
+    cx, cy, s = x + bw / 2, y + bh / 2, float(max(bw, bh))
+    x0, y0 = max(0, int(cx - 0.85 * s)), max(0, int(cy - 0.85 * s))
+    x1 = min(raw.shape[1], int(np.ceil(cx + 0.85 * s)))
+    y1 = min(raw.shape[0], int(np.ceil(cy + 0.85 * s)))
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    far = np.maximum(np.abs(xx - cx), np.abs(yy - cy)) / s
+    ring = (far > 0.65) & (far < 0.85)
+    if not ring.any():
+        return 0.0
+    lab = cv2.cvtColor(np.ascontiguousarray(raw[y0:y1, x0:x1]), cv2.COLOR_BGR2LAB)[ring]
+    return float(np.linalg.norm(np.asarray(medians_u8(lab), np.float64) - body))
+
+
 def _soldier_dice_passed_over(raw: np.ndarray, passed: list[tuple[Candidate, FaceRead]],
                               dice: list[Die], typical: float, rotation: int, profile: Any
                               ) -> list[tuple[Die, float]]:
@@ -592,6 +662,12 @@ def read_dice(frame: np.ndarray, *, profile: Any = None, models: str | Path | No
     found = _event_die_passed_over(raw, passed, kept, typical, rotation, profile)
     if found is not None:
         dice, sides = _with_passed_over_event_die(dice, dice_reads, sides, found)
+    if not any(d.kind == EVENT for d in dice):
+        second = _event_die_second_look(raw, upright, (detector, faces), (scale, region), cands,
+                                        typical, rotation, profile)
+        if second is not None:
+            dice.append(second[0])
+            sides.append(second[1])
     for die, side in _soldier_dice_passed_over(raw, passed, dice, typical, rotation, profile):
         dice.append(die)
         sides.append(side)

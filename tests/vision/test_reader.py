@@ -666,3 +666,16 @@ def test_a_die_far_smaller_than_the_others_is_asked_about_unless_read_surely_who
         monkeypatch.setattr(FaceReader, "read_candidates", small_read_as(label, agree))
         die = small_die(read_dice(frame))
         assert (die.value, die.confidence) == (label, pytest.approx(confidence)), (label, agree)
+
+
+def test_the_detector_can_be_asked_for_weaker_peaks(samples) -> None:
+    """detect(threshold=...) overrides the detector's own least score for one call (the
+    reader's second look for the Event die): the candidates it adds are the weaker ones."""
+    detector = DieDetector()
+    image = samples["matteop65-train"][0][1]
+    usual = detector.detect(image)
+    weaker = detector.detect(image, threshold=0.05)
+    assert usual and all(c.score >= detector.threshold for c in usual)
+    assert len(weaker) > len(usual) and min(c.score for c in weaker) >= 0.05
+    assert [c for c in weaker if c.score >= detector.threshold] == usual
+    assert detector.detect(image, threshold=1.01) == []
