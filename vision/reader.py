@@ -7,7 +7,8 @@ small, narrower ones from further away when the dice are too big) -> read
 each face (vision.faces, one batched forward pass) -> drop what is not a die or lies
 outside the tray -> Event die, colour and frame warnings from the calibration helpers
 (on the frame as given; a roll holds one Event die; a calibrated frame looks for it
-again among what was dropped, and keeps the likelier) -> warnings the detection itself
+again among what was dropped, and keeps the likelier; with none read, among the
+detector's weak peaks) -> warnings the detection itself
 can tell (touching dice, unreadable dice).
 Centres and boxes are reported in the pixels of the frame as given (before rotation),
 the same coordinates as the profile's tray polygon and LED positions.
@@ -424,7 +425,7 @@ def _event_die_second_look(raw: np.ndarray, upright: np.ndarray,
     threshold), for a calibrated frame where no die was read as it: the die and its side.
 
     A blank Event face is a plain square of one colour; the detector, trained on pip
-    faces, often scores it just under its threshold (rendered tables: 36 of the 52 Event
+    faces, often scores it just under its threshold (rendered tables: 31 of the 52 Event
     dice missed had a peak of 0.2-0.4). Weak peaks are matched as the classifier's
     dropped candidates are (_event_die_passed_over), and a face found must stand out
     from what lies round it (STANDS_OUT: a patch of felt in a shadow is as plain). A
