@@ -91,7 +91,8 @@ class DieDetector:
             frame = frame[y0:y1, x0:x1]
         out, sx, sy = self.heatmap(frame, scale)
         heat = 1 / (1 + np.exp(-out[0]))
-        peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= (self.threshold if threshold is None else threshold))
+        least = self.threshold if threshold is None else threshold
+        peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= least)
         found: list[Candidate] = []
         for iy, ix in sorted(zip(*np.nonzero(peaks)), key=lambda p: -heat[p]):
             cx = x0 + (ix + float(out[2, iy, ix])) * STRIDE / sx
