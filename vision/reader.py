@@ -23,7 +23,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.color import body_color, color_distance, die_color, medians_u8
+from vision.color import body_color, color_distance, crop_bounds, die_color, medians_u8
 from vision.detect import DET_SIDE, Candidate, DieDetector, full_frame_scale
 from vision.event import MAX_BODY_DISTANCE, event_face, match_score
 from vision.faces import DISAGREE_CAP, FaceRead, FaceReader
@@ -383,6 +383,12 @@ def _as_soldier(die: Die, read: FaceRead) -> Die:
     return replace(_soldier(read, die.center, die.box), color=die.color)
 
 
+def _apart(cand: Candidate, others: list[Candidate]) -> bool:
+    """Whether the candidate's centre is over half a side (the larger) from every other's."""
+    return all(np.hypot(cand.center[0] - k.center[0], cand.center[1] - k.center[1])
+               > 0.5 * max(cand.side, k.side) for k in others)
+
+
 def _event_die_passed_over(raw: np.ndarray, passed: list[tuple[Candidate, FaceRead]],
                            kept: list[Candidate], typical: float, rotation: int,
                            profile: Any) -> tuple[Die, float, FaceRead] | None:
@@ -397,9 +403,7 @@ def _event_die_passed_over(raw: np.ndarray, passed: list[tuple[Candidate, FaceRe
         return None
     if typical:  # the Event die is the players' dice's size
         passed = [(c, r) for c, r in passed if 0.6 * typical <= c.side <= 1.67 * typical]
-    passed = [(c, r) for c, r in passed  # not a second look at a die already read
-              if all(np.hypot(c.center[0] - k.center[0], c.center[1] - k.center[1])
-                     > 0.5 * max(c.side, k.side) for k in kept)]
+    passed = [(c, r) for c, r in passed if _apart(c, kept)]  # not a die already read
     best = None
     for cand, read in passed:
         center, box = _raw_geometry(cand, rotation, raw.shape)
@@ -416,13 +420,12 @@ def _event_die_passed_over(raw: np.ndarray, passed: list[tuple[Candidate, FaceRe
     return Die(EVENT, face, center, box, float(np.clip(conf, 0, 1)), color=color), side, read
 
 
-def _event_die_second_look(raw: np.ndarray, upright: np.ndarray,
-                           models: tuple[DieDetector, FaceReader],
-                           view: tuple[float | None, tuple[int, int, int, int] | None],
-                           cands: list[Candidate], typical: float, rotation: int, profile: Any
-                           ) -> tuple[Die, float] | None:
-    """The Event die among the detector's weak peaks (scores from SECOND_LOOK to its
-    threshold), for a calibrated frame where no die was read as it: the die and its side.
+def _event_die_second_look(raw: np.ndarray, upright: np.ndarray, faces: FaceReader,
+                           weak: list[Candidate], cands: list[Candidate], typical: float,
+                           rotation: int, profile: Any) -> tuple[Die, float] | None:
+    """The Event die among the detector's weak peaks (`weak`: scores from SECOND_LOOK to
+    its threshold, found in the same pass as the candidates `cands`), for a calibrated
+    frame where no die was read as it: the die and its side.
 
     A blank Event face is a plain square of one colour; the detector, trained on pip
     faces, often scores it just under its threshold (rendered tables: 31 of the 52 Event
@@ -431,16 +434,9 @@ def _event_die_second_look(raw: np.ndarray, upright: np.ndarray,
     from what lies round it (STANDS_OUT: a patch of felt in a shadow is as plain). A
     peak whose face the frame cuts off is left out (an emblem may lie beyond the edge),
     and a face found within EDGE_NEAR sides of the edge is asked about, not played.
-    `models`: the detector and face reader; `view`: the detector's scale and region;
-    `cands`: the candidates of the first look, each looked at already."""
-    if profile is None or getattr(profile, "event", None) is None:
-        return None
-    detector, faces = models
-    scale, region = view
+    The candidates `cands` were each looked at already."""
     h, w = upright.shape[:2]
-    weak = [c for c in detector.detect(upright, scale=scale, region=region, threshold=SECOND_LOOK)
-            if all(np.hypot(c.center[0] - k.center[0], c.center[1] - k.center[1])
-                   > 0.5 * max(c.side, k.side) for k in cands)
+    weak = [c for c in weak if _apart(c, cands)
             and max(c.side / 2 - c.center[0], c.side / 2 - c.center[1],
                     c.center[0] + c.side / 2 - w, c.center[1] + c.side / 2 - h) <= CUT_OFF * c.side]
     if not weak:
@@ -466,11 +462,7 @@ def _contrast(raw: np.ndarray, box: tuple[int, int, int, int], body: np.ndarray)
     frame): how much the die stands out from what it lies on."""
     x, y, bw, bh = box
     cx, cy, s = x + bw / 2, y + bh / 2, float(max(bw, bh))
-    x0, y0 = max(0, int(cx - 0.85 * s)), max(0, int(cy - 0.85 * s))
-    x1 = min(raw.shape[1], int(np.ceil(cx + 0.85 * s)))
-    y1 = min(raw.shape[0], int(np.ceil(cy + 0.85 * s)))
-    if x1 <= x0 or y1 <= y0:
-        return 0.0
+    x0, y0, x1, y1 = crop_bounds(raw, (cx - s / 2, cy - s / 2, s, s), scale=1.7)
     yy, xx = np.mgrid[y0:y1, x0:x1]
     far = np.maximum(np.abs(xx - cx), np.abs(yy - cy)) / s
     ring = (far > 0.65) & (far < 0.85)
@@ -632,7 +624,11 @@ def read_dice(frame: np.ndarray, *, profile: Any = None, models: str | Path | No
     upright = even_light(upright)  # for the networks; colours and warnings see the frame as is
     detector, faces = _models(str(models or model_dir()))
     scale, region = detection_view(profile, rotation, raw.shape)
-    cands = detector.detect(upright, scale=scale, region=region)
+    # A calibrated Event die is looked for again among the weak peaks of the same pass.
+    second_look = SECOND_LOOK if getattr(profile, "event", None) is not None else None
+    peaks = detector.detect(upright, scale=scale, region=region, threshold=second_look)
+    cands = [c for c in peaks if c.score >= detector.threshold]
+    weak = [c for c in peaks if c.score < detector.threshold]
     if scale is None:
         cands, reads = read_at_the_right_scale(detector, faces, upright, cands, region)
     else:
@@ -663,9 +659,9 @@ def read_dice(frame: np.ndarray, *, profile: Any = None, models: str | Path | No
     found = _event_die_passed_over(raw, passed, kept, typical, rotation, profile)
     if found is not None:
         dice, sides = _with_passed_over_event_die(dice, dice_reads, sides, found)
-    if not any(d.kind == EVENT for d in dice):
-        second = _event_die_second_look(raw, upright, (detector, faces), (scale, region), cands,
-                                        typical, rotation, profile)
+    if weak and not any(d.kind == EVENT for d in dice):
+        second = _event_die_second_look(raw, upright, faces, weak, cands, typical, rotation,
+                                        profile)
         if second is not None:
             dice.append(second[0])
             sides.append(second[1])
