@@ -21,7 +21,9 @@ overall: whether the calibration found the Event die (and why not), the Event di
 with its face right (x of the rolls that show it), Soldier dice taken for the Event die,
 Soldier dice right, rolls played right / asked / played wrong (vision.evaluate.roll_outcome
 with the reading's warnings) and milliseconds per frame (median, one core); overall, also
-why the rolls asked were asked (vision.evaluate.why_asked).
+why the rolls asked were asked (vision.evaluate.why_asked). And the Event-die pictures the
+phone page would show as unsure (the reader does not take the square learned for a die:
+the players are asked to check it), against those learned off the die.
 """
 from __future__ import annotations
 
@@ -175,20 +177,39 @@ def calibrate(frames: dict[str, tuple[np.ndarray, list[dict]]]) -> tuple[Any, li
             failed.append(f"{what}: {exc}")
     if profile.event is None:
         return profile, failed, "NOT found (" + failed[-1].split(": ", 1)[1] + ")"
-    # Did it learn the right die? Every box it chose must be on the labelled Event die
-    # (found as the calibration found them: at the players' dice size).
-    boxes = event_boxes(event, die_side=profile.die_side, left_out=[])
-    names = {face: [n for n in sorted(frames) if n.startswith(f"event-{face}-")] for face in FACES}
-    for face, found in boxes.items():
-        for name, box in zip(names[face], found):
-            labels = frames[name][1]
-            if not labels or box is None:  # hidden by a wall, or left out
-                continue
-            x, y, w, h = box
-            lx, ly, lw, lh = labels[0]["bbox"]
-            if not (lx <= x + w / 2 <= lx + lw and ly <= y + h / 2 <= ly + lh):
-                return profile, failed, f"learned the wrong thing in {name}"
+    # Did it learn the right die? Every box it chose must be on the labelled Event die.
+    for name, _, on_die, _ in event_pictures(frames, profile):
+        if on_die is False:
+            return profile, failed, f"learned the wrong thing in {name}"
     return profile, failed, "found" + "".join(f" ({n})" for n in notes)
+
+
+def event_pictures(frames: dict[str, tuple[np.ndarray, list[dict]]], profile: Any
+                   ) -> list[tuple[str, Any, bool | None, bool]]:
+    """Each Event-die picture: (name, the box the calibration learned the die from (found
+    as it found them: at the players' dice size; None: left out), whether that box is on
+    the labelled die (None: no label or no box), and whether the phone page shows it as
+    sure: the reader takes it for a die, companion.controller.calibrate.SURE_DIE)."""
+    from calibration.event_die import die_likeness, event_boxes
+    from companion.controller.calibrate import SURE_DIE
+
+    event = {face: [f for n, (f, _) in sorted(frames.items()) if n.startswith(f"event-{face}-")]
+             for face in FACES}
+    boxes = event_boxes(event, die_side=profile.die_side, left_out=[])
+    out = []
+    for face, found in boxes.items():
+        names = [n for n in sorted(frames) if n.startswith(f"event-{face}-")]
+        for name, box in zip(names, found):
+            image, labels = frames[name]
+            on_die = sure = None
+            if box is not None:
+                sure = die_likeness(image, [box])[0] >= SURE_DIE
+                if labels:  # else hidden by a wall
+                    x, y, w, h = box
+                    lx, ly, lw, lh = labels[0]["bbox"]
+                    on_die = lx <= x + w / 2 <= lx + lw and ly <= y + h / 2 <= ly + lh
+            out.append((name, box, on_die, bool(sure)))
+    return out
 
 
 @dataclass
@@ -300,19 +321,28 @@ def main() -> int:
 
     totals = {"calibrated": Counts(), "uncalibrated": Counts()}
     found = 0
+    shown: Counter = Counter()  # Event pictures: (learned on the die?, shown as sure?)
     for k, scene, names in tables:
         frames = load(args.cache, k, scene, names)
         assert frames is not None
         print(describe(k, scene, frames))
         profile, failed, verdict = calibrate(frames)
         found += verdict.startswith("found")
+        pictures = event_pictures(frames, profile) if profile.event is not None else []
+        shown.update((on, sure) for _, box, on, sure in pictures if box is not None)
+        unsure = [n for n, box, _, sure in pictures if box is not None and not sure]
         print(f"  calibration: Event die {verdict}"
-              + "".join(f"; {f}" for f in failed if not f.startswith("event")))
+              + "".join(f"; {f}" for f in failed if not f.startswith("event"))
+              + (f"; the page shows it unsure in {', '.join(unsure)}" if unsure else ""))
         for mode, prof in (("calibrated", profile), ("uncalibrated", None)):
             c = read_rolls(frames, prof)
             totals[mode].add(c)
             print(f"  {mode:12s} {c.line()}")
     print(f"overall, {len(tables)} tables: calibration found the Event die on {found}")
+    off = shown[(False, False)] + shown[(False, True)]
+    print(f"  Event-die pictures learned from: {sum(shown.values())}, off the die {off}; "
+          f"the phone page shows {shown[(False, False)]} of those as unsure, and "
+          f"{shown[(True, False)] + shown[(None, False)]} on the die (or unlabelled) as unsure")
     for mode, c in totals.items():
         print(f"  {mode:12s} {c.line()}")
         print(f"  {'':12s} why asked (rolls; one can have several): {why_text(c.asked_why)}")

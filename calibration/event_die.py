@@ -50,7 +50,7 @@ def event_boxes(frames: Mapping[str, Sequence[np.ndarray]], *,
     for face, imgs in frames.items():
         for i, img in enumerate(imgs):
             found = face_boxes(img, side)
-            likely = _die_likeness(img, found)
+            likely = die_likeness(img, found)
             for b, p in zip(found, likely):
                 c = body_color(img, b)
                 if c is not None:
@@ -158,7 +158,7 @@ def face_boxes(frame: np.ndarray, side: float | None) -> list[Box]:
     return out
 
 
-def _die_likeness(frame: np.ndarray, boxes: Sequence[Box]) -> list[float]:
+def die_likeness(frame: np.ndarray, boxes: Sequence[Box]) -> list[float]:
     """How likely each face square is a die, by the reader's face classifier (1 - P(not a
     die)); 1.0 for every box when the classifier is not installed."""
     if not boxes:

@@ -267,6 +267,11 @@ def calibration_event_restart() -> Response:
     return jsonify(keeper().restart_event())
 
 
+@bp.post("/calibration/event/forget")
+def calibration_event_forget() -> Response:
+    return jsonify(keeper().forget_event_picture())
+
+
 @bp.post("/calibration/lock")
 def calibration_lock() -> Response:
     return jsonify(keeper().lock_exposure())

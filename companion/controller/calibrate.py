@@ -21,6 +21,27 @@ class CalibrationError(ValueError):
 
 
 REMEASURE_MARGIN = 0.3  # seconds past the camera's settle time before locking again
+SURE_DIE = 0.5  # an Event die found with the face classifier's die probability under this: "check it"
+
+
+@dataclasses.dataclass(frozen=True)
+class EventPicture:
+    """One kept Event-die picture: its face, the die's top face square (frame pixels) in
+    it, the picture's size, whether the reader takes that square for a die, and the
+    learned Event die that was in use before it was kept."""
+
+    face: str
+    box: tuple[float, float, float, float]
+    frame: tuple[int, int]
+    sure: bool
+    event_before: Any
+
+    def for_page(self) -> dict[str, Any]:
+        """The face, the square in 0..1 of the picture, and "sure"."""
+        w, h = self.frame
+        x, y, s, t = self.box
+        return {"face": self.face, "box": [round(x / w, 4), round(y / h, 4), round(s / w, 4),
+                                           round(t / h, 4)], "sure": self.sure}
 
 
 class ProfileKeeper:
@@ -32,6 +53,9 @@ class ProfileKeeper:
         self.path = Path(path) if path else None
         self.listeners: list[Callable[[Any], None]] = []  # called with the new profile
         self.event_frames: dict[str, list[Any]] = {}  # Event-die face pictures taken so far
+        # Each kept Event-die picture, newest last: its face, where the die was found in it
+        # (for the page), and the learned die in use before it (forget_event_picture).
+        self._event_kept: list[EventPicture] = []
         self._event_lock = threading.Lock()  # one Event-die picture at a time
         self.camera: Callable[[], Any] = lambda: None  # the open camera (set by the runtime)
         self.lights: Any = None  # the TableLights (set by the runtime when LEDs are on)
@@ -68,6 +92,7 @@ class ProfileKeeper:
             "camera_locked": any(v is not None for v in dataclasses.astuple(p.camera)),
             "saved_to": str(self.path) if self.path else None,
             "event_frames": {f: len(v) for f, v in self.event_frames.items()},
+            "event_last": self._event_kept[-1].for_page() if self._event_kept else None,
         }
 
     def set_tray(
@@ -112,8 +137,11 @@ class ProfileKeeper:
 
         A picture is kept only when the Event die is found in it and, once every face
         has a picture, the die is learned with it: a refused picture changes nothing (a
-        kept bad one would make every later picture fail too)."""
-        from calibration.event_die import event_boxes, learn_event
+        kept bad one would make every later picture fail too). Where the die was found
+        comes back as "event_last" (its box, and whether the reader takes it for a die),
+        for the players to check: a picture with the die half out of view can have a
+        dark corner of the tray found instead, and forget_event_picture takes it back."""
+        from calibration.event_die import die_likeness, event_boxes, learn_event
         from calibration.profile import EVENT_FACES
 
         if face not in EVENT_FACES:
@@ -121,28 +149,52 @@ class ProfileKeeper:
         frame = need(frame).copy()
         side = self.profile.die_side
         with self._event_lock:
-            event_boxes({face: [frame]}, die_side=side)  # CalibrationError: not kept
+            box = event_boxes({face: [frame]}, die_side=side)[face][0]  # CalibrationError: not kept
             frames = {f: list(v) for f, v in self.event_frames.items()}
             frames.setdefault(face, []).append(frame)
+            before = self.profile.event
             if all(frames.get(f) for f in EVENT_FACES):
-                try:
-                    event = learn_event(frames, die_side=side)
+                try:  # the die is learned where the pictures together find it
+                    boxes = event_boxes(frames, die_side=side)
+                    event = learn_event(frames, boxes, die_side=side)
+                    box = boxes[face][-1]
                 except ValueError as exc:  # an earlier picture may be the bad one
-                    raise CalibrationError(f"{exc} (or start the Event die's pictures "
-                                           "again)") from None
+                    raise CalibrationError(f"{exc} (or forget the last picture, or start "
+                                           "the Event die's pictures again)") from None
                 self._replace(event=event)
             self.event_frames = frames
-        return self.summary(frame_size(frame)) | {
-            "event_frames": {f: len(frames.get(f, [])) for f in EVENT_FACES}}
+            self._event_kept.append(EventPicture(
+                face, box, frame_size(frame), die_likeness(frame, [box])[0] >= SURE_DIE, before))
+        return self._event_summary(frame)
+
+    def forget_event_picture(self) -> dict[str, Any]:
+        """Take back the last Event-die picture kept (the die was not where the page showed
+        it found): the die learned before that picture is in use again."""
+        with self._event_lock:
+            if not self._event_kept:
+                raise CalibrationError("No Event-die picture to forget.")
+            last = self._event_kept[-1]
+            if self.profile.event is not last.event_before:
+                self._replace(event=last.event_before)
+            self._event_kept.pop()
+            frames = {f: list(v) for f, v in self.event_frames.items()}
+            frames[last.face].pop()
+            self.event_frames = {f: v for f, v in frames.items() if v}
+        return self._event_summary(None)
 
     def restart_event(self) -> dict[str, Any]:
         """Forget the Event-die pictures taken so far (a face tapped wrong): the die
         learned from them stays in use until every face has a new picture."""
-        from calibration.profile import EVENT_FACES
-
         with self._event_lock:
             self.event_frames = {}
-        return self.summary() | {"event_frames": {f: 0 for f in EVENT_FACES}}
+            self._event_kept = []
+        return self._event_summary(None)
+
+    def _event_summary(self, frame: Any) -> dict[str, Any]:
+        from calibration.profile import EVENT_FACES
+
+        return self.summary(None if frame is None else frame_size(frame)) | {
+            "event_frames": {f: len(self.event_frames.get(f, [])) for f in EVENT_FACES}}
 
     def lock_exposure(self) -> dict[str, Any]:
         """Freeze the Pi camera's exposure and white balance as the light is now, and keep

@@ -19,7 +19,8 @@ ACTIONS = ["/api/join", "/api/games", "/api/steps", "/api/undo", "/api/dispute",
            "/api/settings", "/api/dice/learn", "/api/pending/dismiss", "/api/pending/mark",
            "/api/teach", "/api/teach/keep", "/api/calibration/tray",
            "/api/calibration/find_tray", "/api/calibration/color", "/api/calibration/event",
-           "/api/calibration/event/restart", "/api/calibration/lock", "/api/calibration/leds"]
+           "/api/calibration/event/restart", "/api/calibration/event/forget",
+           "/api/calibration/lock", "/api/calibration/leds"]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[

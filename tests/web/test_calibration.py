@@ -239,3 +239,62 @@ def test_mapping_leds_needs_a_strip(setup):
     _, client, _, _ = setup
     r = client.post("/api/calibration/leds", json={})
     assert r.status_code == 400 and "No LED strip" in r.json["error"]
+
+
+def _inside(point, box, grow=0.0):
+    x, y, w, h = box
+    return x - grow * w <= point[0] <= x + w * (1 + grow) and y - grow * h <= point[1] <= y + h * (1 + grow)
+
+
+def test_the_page_shows_where_the_event_die_was_found_and_the_last_picture_can_be_forgotten(setup):
+    """After each Event-die picture the page is told where the die was found (to draw it
+    on the picture) and whether the reader takes that for a die; a picture whose box is
+    not on the die is forgotten alone, and the die learned before it is in use again."""
+    from vision.synthetic import procedural_background, random_event_frame
+
+    app, client, keeper, _ = setup
+    rng = np.random.default_rng(9)
+    background = procedural_background((480, 640), rng)
+    learned = []
+    for face in ["blank", "dragon", "rally", "blank"]:
+        frame, (x, y, w, h) = random_event_frame(face, rng, background=background)
+        show(app, frame)
+        r = client.post("/api/calibration/event", json={"face": face})
+        assert r.status_code == 200, r.json
+        last = client.get("/api/calibration").json["event_last"]
+        assert last["face"] == face and last["sure"] is True
+        bx, by, bw, bh = last["box"]  # 0..1 of the picture: the die's top face
+        assert _inside(((bx + bw / 2) * 640, (by + bh / 2) * 480), (x, y, w, h))
+        assert 0.5 * w / 640 < bw < 1.2 * w / 640
+        learned.append(keeper.profile.event)
+    assert learned[0] is None and learned[1] is None and learned[2] is not None
+    assert learned[3] is not learned[2]  # the second blank picture learned the die again
+
+    r = client.post("/api/calibration/event/forget", json={})
+    assert r.status_code == 200 and r.json["event_frames"] == {"blank": 1, "dragon": 1, "rally": 1}
+    assert keeper.profile.event is learned[2] and r.json["event_last"]["face"] == "rally"
+    r = client.post("/api/calibration/event/forget", json={})
+    assert r.json["event_frames"] == {"blank": 1, "dragon": 1, "rally": 0}
+    assert keeper.profile.event is None and r.json["event_die"] is False
+    assert load_keeper(None, setup[3]).profile.event is None  # saved as it is now
+    client.post("/api/calibration/event/forget", json={})
+    client.post("/api/calibration/event/forget", json={})
+    r = client.post("/api/calibration/event/forget", json={})
+    assert r.status_code == 400 and "No Event-die picture to forget" in r.json["error"]
+    assert keeper.event_frames == {} and client.get("/api/calibration").json["event_last"] is None
+
+
+def test_a_thing_found_that_the_reader_does_not_take_for_a_die_is_shown_as_unsure(setup):
+    """The die half out of the picture, a dark corner of the tray can be found instead
+    (a rendered table's calibration learned one): the page is told the camera is not sure."""
+    app, client, _, _ = setup
+    frame = np.full((480, 640, 3), (60, 110, 40), np.uint8)  # green felt
+    wedge = np.array([[500, 330], [560, 330], [530, 385]])  # a dark wedge of a die's size
+    cv2.fillPoly(frame, [wedge], (25, 25, 25))
+    show(app, frame)
+    r = client.post("/api/calibration/event", json={"face": "blank"})
+    assert r.status_code == 200, r.json
+    last = r.json["event_last"]
+    assert last["face"] == "blank" and last["sure"] is False
+    assert _inside(((last["box"][0] + last["box"][2] / 2) * 640,
+                    (last["box"][1] + last["box"][3] / 2) * 480), (500, 330, 60, 55))

@@ -26,6 +26,9 @@ function renderCalib() {
       if (pts.length > 1) svg.appendChild(svgEl("polygon", {points: pts.map(function (p) { return (+p[0]) + "," + (+p[1]); }).join(" "),
         fill: "rgba(255,209,102,.18)", stroke: "#ffd166", "stroke-width": ".006"}));
       pts.forEach(function (p) { svg.appendChild(svgEl("circle", {cx: +p[0], cy: +p[1], r: ".015", fill: "#ff8a3d"})); });
+      var found = c.event_last;  /* where the Event die was found in its last picture, to check */
+      if (found) svg.appendChild(svgEl("rect", {x: found.box[0], y: found.box[1], width: found.box[2], height: found.box[3],
+        fill: "none", stroke: found.sure ? "#4cc9f0" : "#ff5d5d", "stroke-width": ".008", "class": "event-found"}));
     }
     wrap.addEventListener("click", function (e) {
       var r = img.getBoundingClientRect();
@@ -60,6 +63,17 @@ function renderCalib() {
         post("/api/calibration/event", {face: f}, false, CALIB_WAIT).then(function (r) { toast(r.event_die ? "Event die learned" : "Picture of " + f + " kept", true); renderCalib(); });
       }}, [EVENT_ICON[f] ? icon(EVENT_ICON[f], 16) : null, " " + title(f) + " (" + (counts[f] || 0) + ")"]);
     })));
+    var last = c.event_last;
+    if (last) {
+      box.appendChild(h("p", {"class": (last.sure ? "muted" : "warn-text") + " small event-found-text", text:
+        (last.sure ? "" : "The camera is not sure it found a die there. ") +
+        "The box on the picture shows where the camera found the Event die in the last " + last.face +
+        " picture. Not on the die? Forget that picture and take it again with the whole die in view."}));
+      box.appendChild(h("button", {"class": "btn small ghost", type: "button", style: "margin-top:6px",
+        text: "Forget the last picture", onclick: function () {
+          post("/api/calibration/event/forget", {}, false, CALIB_WAIT).then(function () { toast("Last Event die picture forgotten", true); renderCalib(); });
+        }}));
+    }
     if ((counts.blank || 0) + (counts.dragon || 0) + (counts.rally || 0) > 0) {
       box.appendChild(h("button", {"class": "btn small ghost", type: "button", style: "margin-top:6px",
         text: "Start the Event die's pictures again", onclick: function () {
