@@ -22,8 +22,9 @@ with its face right (x of the rolls that show it), Soldier dice taken for the Ev
 Soldier dice right, rolls played right / asked / played wrong (vision.evaluate.roll_outcome
 with the reading's warnings) and milliseconds per frame (median, one core); overall, also
 why the rolls asked were asked (vision.evaluate.why_asked). And the Event-die pictures the
-phone page would show as unsure (the reader does not take the square learned for a die:
-the players are asked to check it), against those learned off the die.
+players are asked to check (the reader does not take the square learned from for a die:
+calibration.event_die.unsure_pictures, the phone page's red box), against those learned
+off the die.
 """
 from __future__ import annotations
 
@@ -160,7 +161,6 @@ def load(cache: Path, k: int, scene: Any, frames: list[tuple[str, list[Any]]]
 def calibrate(frames: dict[str, tuple[np.ndarray, list[dict]]]) -> tuple[Any, list[str], str]:
     """(profile, what could not be calibrated, the Event-die verdict) through the real
     calibration code, one part at a time so a failing part leaves the others."""
-    from calibration.event_die import event_boxes
     from calibration.procedures import CalibrationError, build_profile
 
     profile, failed, notes = build_profile(), [], []
@@ -189,9 +189,8 @@ def event_pictures(frames: dict[str, tuple[np.ndarray, list[dict]]], profile: An
     """Each Event-die picture: (name, the box the calibration learned the die from (found
     as it found them: at the players' dice size; None: left out), whether that box is on
     the labelled die (None: no label or no box), and whether the phone page shows it as
-    sure: the reader takes it for a die, companion.controller.calibrate.SURE_DIE)."""
-    from calibration.event_die import die_likeness, event_boxes
-    from companion.controller.calibrate import SURE_DIE
+    sure: the reader takes it for a die, calibration.event_die.SURE_DIE)."""
+    from calibration.event_die import SURE_DIE, die_likeness, event_boxes
 
     event = {face: [f for n, (f, _) in sorted(frames.items()) if n.startswith(f"event-{face}-")]
              for face in FACES}
@@ -330,10 +329,8 @@ def main() -> int:
         found += verdict.startswith("found")
         pictures = event_pictures(frames, profile) if profile.event is not None else []
         shown.update((on, sure) for _, box, on, sure in pictures if box is not None)
-        unsure = [n for n, box, _, sure in pictures if box is not None and not sure]
         print(f"  calibration: Event die {verdict}"
-              + "".join(f"; {f}" for f in failed if not f.startswith("event"))
-              + (f"; the page shows it unsure in {', '.join(unsure)}" if unsure else ""))
+              + "".join(f"; {f}" for f in failed if not f.startswith("event")))
         for mode, prof in (("calibrated", profile), ("uncalibrated", None)):
             c = read_rolls(frames, prof)
             totals[mode].add(c)
@@ -341,8 +338,8 @@ def main() -> int:
     print(f"overall, {len(tables)} tables: calibration found the Event die on {found}")
     off = shown[(False, False)] + shown[(False, True)]
     print(f"  Event-die pictures learned from: {sum(shown.values())}, off the die {off}; "
-          f"the phone page shows {shown[(False, False)]} of those as unsure, and "
-          f"{shown[(True, False)] + shown[(None, False)]} on the die (or unlabelled) as unsure")
+          f"the players are asked to check {shown[(False, False)]} of those, and "
+          f"{shown[(True, False)] + shown[(None, False)]} on the die (or unlabelled)")
     for mode, c in totals.items():
         print(f"  {mode:12s} {c.line()}")
         print(f"  {'':12s} why asked (rolls; one can have several): {why_text(c.asked_why)}")

@@ -27,6 +27,7 @@ from vision.color import body_color, body_pixels
 from vision.event import face_squares, face_template
 
 PART_OF_FACE = 0.65  # a face square under this share of the blank face's is a part of a face
+SURE_DIE = 0.5  # a square learned from with the face classifier's die probability under this: "check it"
 
 
 def event_boxes(frames: Mapping[str, Sequence[np.ndarray]], *,
@@ -171,6 +172,21 @@ def die_likeness(frame: np.ndarray, boxes: Sequence[Box]) -> list[float]:
     except FileNotFoundError:
         return [1.0] * len(boxes)
     return [r.die_probability for r in reads]
+
+
+def unsure_pictures(frames: Mapping[str, Sequence[np.ndarray]],
+                    boxes: Mapping[str, Sequence[Box | None]]) -> list[str]:
+    """A sentence for each picture whose square found (event_boxes) the reader's face
+    classifier does not take for a die (die_likeness under SURE_DIE): with the die half
+    out of view, a dark corner of the tray can be found instead (a rendered table's
+    calibration learned one), so the players are asked to check it."""
+    out = []
+    for face, imgs in frames.items():
+        for i, (img, box) in enumerate(zip(imgs, boxes[face])):
+            if box is not None and die_likeness(img, [box])[0] < SURE_DIE:
+                out.append(f"in {face} frame {i + 1} the Event die was found where the camera "
+                           "is not sure there is a die: check that picture shows the whole die")
+    return out
 
 
 def _event_die_side(frames: Mapping[str, Sequence[np.ndarray]]) -> float | None:

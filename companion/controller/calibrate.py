@@ -21,7 +21,6 @@ class CalibrationError(ValueError):
 
 
 REMEASURE_MARGIN = 0.3  # seconds past the camera's settle time before locking again
-SURE_DIE = 0.5  # an Event die found with the face classifier's die probability under this: "check it"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,7 +140,7 @@ class ProfileKeeper:
         comes back as "event_last" (its box, and whether the reader takes it for a die),
         for the players to check: a picture with the die half out of view can have a
         dark corner of the tray found instead, and forget_event_picture takes it back."""
-        from calibration.event_die import die_likeness, event_boxes, learn_event
+        from calibration.event_die import SURE_DIE, die_likeness, event_boxes, learn_event
         from calibration.profile import EVENT_FACES
 
         if face not in EVENT_FACES:

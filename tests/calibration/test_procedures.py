@@ -163,6 +163,32 @@ def test_an_event_die_picture_without_the_die_is_left_out_when_its_face_has_anot
     assert load_profile(tmp_path / "prof").event is not None
 
 
+def test_an_event_die_found_where_the_reader_sees_no_die_is_said_for_checking(
+        tmp_path: Path, capsys) -> None:
+    """With the die half out of the picture, a patch of its colour that is no die (a
+    rendered table's dark wall corner) can be learned from: the calibration says which
+    picture to check, and the command line prints it. Whole dice are not mentioned."""
+    rng = np.random.default_rng(9)
+    background = procedural_background((480, 640), rng)
+    frames = {f: [random_event_frame(f, rng, background=background)[0]] for f in FACES}
+    notes: list[str] = []
+    assert build_profile(event=frames, notes=notes).event is not None and notes == []
+    wedge = background.copy()  # a wedge of the Event die's body colour, no die
+    cv2.fillPoly(wedge, [np.array([[500, 330], [560, 330], [530, 385]])], (40, 40, 150))
+    frames["blank"].append(wedge)
+    assert build_profile(event=frames, notes=notes).event is not None
+    assert notes == ["in blank frame 2 the Event die was found where the camera is not sure "
+                     "there is a die: check that picture shows the whole die"]
+    files = []
+    for face, imgs in frames.items():
+        names = [str(tmp_path / f"{face}{i}.png") for i in range(len(imgs))]
+        for name, img in zip(names, imgs):
+            cv2.imwrite(name, img)
+        files += ["--event-face", f"{face}={','.join(names)}"]
+    assert main(["calibrate", *files, "--out", str(tmp_path / "prof")]) == 0
+    assert "note: in blank frame 2 the Event die was found where" in capsys.readouterr().out
+
+
 def test_cli_calibrate_bad_input_writes_nothing(tmp_path: Path, capsys) -> None:
     out = tmp_path / "prof"
     assert main(["calibrate", "--player", f"Ann={tmp_path / 'none.png'}", "--out", str(out)]) == 2
