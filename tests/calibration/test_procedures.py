@@ -177,8 +177,8 @@ def test_an_event_die_found_where_the_reader_sees_no_die_is_said_for_checking(
     cv2.fillPoly(wedge, [np.array([[500, 330], [560, 330], [530, 385]])], (40, 40, 150))
     frames["blank"].append(wedge)
     assert build_profile(event=frames, notes=notes).event is not None
-    assert notes == ["in blank frame 2 the Event die was found where the camera is not sure "
-                     "there is a die: check that picture shows the whole die"]
+    assert notes == [("in blank frame 2 the Event die was found where the camera is not sure "
+                      "there is a die: check that picture shows the whole die")]
     files = []
     for face, imgs in frames.items():
         names = [str(tmp_path / f"{face}{i}.png") for i in range(len(imgs))]
