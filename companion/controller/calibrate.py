@@ -55,6 +55,7 @@ class ProfileKeeper:
         # Each kept Event-die picture, newest last: its face, where the die was found in it
         # (for the page), and the learned die in use before it (forget_event_picture).
         self._event_kept: list[EventPicture] = []
+        self._event_new = False  # the newest is the last picture taken: the page shows it
         self._event_lock = threading.Lock()  # one Event-die picture at a time
         self.camera: Callable[[], Any] = lambda: None  # the open camera (set by the runtime)
         self.lights: Any = None  # the TableLights (set by the runtime when LEDs are on)
@@ -91,7 +92,7 @@ class ProfileKeeper:
             "camera_locked": any(v is not None for v in dataclasses.astuple(p.camera)),
             "saved_to": str(self.path) if self.path else None,
             "event_frames": {f: len(v) for f, v in self.event_frames.items()},
-            "event_last": self._event_kept[-1].for_page() if self._event_kept else None,
+            "event_last": self._event_kept[-1].for_page() if self._event_new else None,
         }
 
     def set_tray(
@@ -140,7 +141,7 @@ class ProfileKeeper:
         comes back as "event_last" (its box, and whether the reader takes it for a die),
         for the players to check: a picture with the die half out of view can have a
         dark corner of the tray found instead, and forget_event_picture takes it back."""
-        from calibration.event_die import SURE_DIE, die_likeness, event_boxes, learn_event
+        from calibration.event_die import event_boxes, learn_event, unsure_pictures
         from calibration.profile import EVENT_FACES
 
         if face not in EVENT_FACES:
@@ -162,13 +163,16 @@ class ProfileKeeper:
                                            "the Event die's pictures again)") from None
                 self._replace(event=event)
             self.event_frames = frames
-            self._event_kept.append(EventPicture(
-                face, box, frame_size(frame), die_likeness(frame, [box])[0] >= SURE_DIE, before))
+            sure = not unsure_pictures({face: [frame]}, {face: [box]})
+            self._event_kept.append(EventPicture(face, box, frame_size(frame), sure, before))
+            self._event_new = True
         return self._event_summary(frame)
 
     def forget_event_picture(self) -> dict[str, Any]:
         """Take back the last Event-die picture kept (the die was not where the page showed
-        it found): the die learned before that picture is in use again."""
+        it found): the die learned before that picture is in use again. Called again, it
+        takes back the one before (the page offers it once: the box of an earlier picture
+        would be drawn where its die no longer lies)."""
         with self._event_lock:
             if not self._event_kept:
                 raise CalibrationError("No Event-die picture to forget.")
@@ -176,6 +180,7 @@ class ProfileKeeper:
             if self.profile.event is not last.event_before:
                 self._replace(event=last.event_before)
             self._event_kept.pop()
+            self._event_new = False  # the box of an earlier picture is not on today's picture
             frames = {f: list(v) for f, v in self.event_frames.items()}
             frames[last.face].pop()
             self.event_frames = {f: v for f, v in frames.items() if v}
@@ -187,6 +192,7 @@ class ProfileKeeper:
         with self._event_lock:
             self.event_frames = {}
             self._event_kept = []
+            self._event_new = False
         return self._event_summary(None)
 
     def _event_summary(self, frame: Any) -> dict[str, Any]:
