@@ -25,7 +25,7 @@ import numpy as np
 
 from vision.color import body_color, color_distance, crop_bounds, die_color, medians_u8
 from vision.detect import DET_SIDE, Candidate, DieDetector, full_frame_scale
-from vision.event import MAX_BODY_DISTANCE, event_face, match_score
+from vision.event import MAX_BODY_DISTANCE, event_face, event_likeness
 from vision.faces import DISAGREE_CAP, FaceRead, FaceReader
 from vision.onnxnets import model_dir, stamp
 from vision.quality import frame_warnings, tray_mask
@@ -365,14 +365,15 @@ def _not_the_event_colour(body: np.ndarray | None, profile: Any) -> bool:
     return min(color_distance(body, m) for m in profile.colors.values()) <= MAX_BODY_DISTANCE
 
 
-def one_event_die(dice: list[Die], reads: list[FaceRead]) -> list[Die]:
+def one_event_die(raw: np.ndarray, dice: list[Die], reads: list[FaceRead], profile: Any
+                  ) -> list[Die]:
     """A roll holds one Event die: when more dice were read as the Event die, the one
-    read with a face, most surely and least like a pip face to the classifier, stays it;
+    read with a face and likeliest the calibrated Event die (_event_likeness) stays it;
     the others are Soldier dice as the classifier read them (`reads`, one per die)."""
     events = [i for i, d in enumerate(dice) if d.kind == EVENT]
     if len(events) < 2:
         return dice
-    keep = max(events, key=lambda i: _event_likeness(dice[i], reads[i]))
+    keep = max(events, key=lambda i: _event_likeness(raw, dice[i], profile))
     return [_as_soldier(d, reads[i]) if i in events and i != keep else d
             for i, d in enumerate(dice)]
 
@@ -391,12 +392,11 @@ def _apart(cand: Candidate, others: list[Candidate]) -> bool:
 
 def _event_die_passed_over(raw: np.ndarray, passed: list[tuple[Candidate, FaceRead]],
                            kept: list[Candidate], typical: float, rotation: int,
-                           profile: Any) -> tuple[Die, float, FaceRead] | None:
+                           profile: Any) -> tuple[Die, float] | None:
     """The Event die among the candidates the face classifier took for no die: the
     likeliest of those in the tray whose colour and face are the calibrated Event die's
-    (event_face), with its side and its read. Only candidates about the players' dice
-    size (`typical`, when known) that do not sit on a die already read (`kept`) are
-    looked at. A blank Event face is a plain square of the die's colour,
+    (event_face), with its side. Only candidates about the players' dice size
+    (`typical`, when known) that do not sit on a die already read (`kept`) are looked at. A blank Event face is a plain square of the die's colour,
     which the classifier, never shown the real die, can take for the tray (rendered
     tables: 15 of 80 Event dice, most of them blank, dropped so)."""
     if profile is None or getattr(profile, "event", None) is None:
@@ -412,12 +412,12 @@ def _event_die_passed_over(raw: np.ndarray, passed: list[tuple[Candidate, FaceRe
         body = body_color(raw, box)
         event = event_face(raw, box, profile=profile, read=read, body=body)
         if event is not None and (best is None or event[1] > best[0][1]):
-            best = (event, center, box, cand.side, read, body)
+            best = (event, center, box, cand.side, body)
     if best is None:
         return None
-    (face, conf), center, box, side, read, body = best
+    (face, conf), center, box, side, body = best
     color, _ = die_color(raw, box, profile=profile, mean=body)
-    return Die(EVENT, face, center, box, float(np.clip(conf, 0, 1)), color=color), side, read
+    return Die(EVENT, face, center, box, float(np.clip(conf, 0, 1)), color=color), side
 
 
 def _event_die_second_look(raw: np.ndarray, upright: np.ndarray, faces: FaceReader,
@@ -445,7 +445,7 @@ def _event_die_second_look(raw: np.ndarray, upright: np.ndarray, faces: FaceRead
                                    cands, typical, rotation, profile)
     if found is None:
         return None
-    die, side, _ = found
+    die, side = found
     body = body_color(raw, die.box)
     if body is None or _contrast(raw, die.box, body) < STANDS_OUT:
         return None
@@ -537,28 +537,31 @@ def _tray_lab(raw: np.ndarray, profile: Any) -> np.ndarray:
     return np.asarray(medians_u8(lab), np.float64)
 
 
-def _event_likeness(die: Die, read: FaceRead) -> tuple[bool, float]:
-    """How likely a die read as the Event die is it: read with a face first, then its
-    face's match score (event.match_score) times how little the classifier took it for
-    a pip face. The score, not the confidence made of it: with the confidence, 2 of the
-    360 Event dice of the rendered tables were passed over for others."""
-    return die.value is not None, match_score(die.confidence) * (1.0 - max(read.probs[:6]))
+def _event_likeness(raw: np.ndarray, die: Die, profile: Any) -> tuple[bool, float]:
+    """How likely a die read as the Event die is it: read with a face first, then how
+    much better the Event die's learned faces and colour explain it than a pip face
+    does (vision.event.event_likeness). Not the classifier's pip probability: an emblem
+    can pass for a 1 to it, and a Soldier die's top face a lamp turned white for no pips
+    (rendered tables: 46 of 600 Event dice were read as Soldier dice so, 25 now)."""
+    if die.value is None:
+        return False, float("-inf")
+    return True, event_likeness(raw, die.box, profile=profile)
 
 
-def _with_passed_over_event_die(dice: list[Die], reads: list[FaceRead], sides: list[float],
-                                found: tuple[Die, float, FaceRead]
-                                ) -> tuple[list[Die], list[float]]:
+def _with_passed_over_event_die(raw: np.ndarray, dice: list[Die], reads: list[FaceRead],
+                                sides: list[float], found: tuple[Die, float],
+                                profile: Any) -> tuple[list[Die], list[float]]:
     """The dice with the Event die found among the candidates the classifier dropped
     (_event_die_passed_over): added when no die was read as the Event die; else it takes
     the place of the die read so when it is likelier the Event die (_event_likeness),
     and that die is the Soldier die the classifier read (a Soldier die of the Event die's
     colour taken for it while the real one, its face blank, was dropped)."""
-    die, side, read = found
+    die, side = found
     events = [i for i, d in enumerate(dice) if d.kind == EVENT]
     if not events:
         return [*dice, die], [*sides, side]
     i = events[0]  # one_event_die left at most one
-    if _event_likeness(die, read) <= _event_likeness(dice[i], reads[i]):
+    if _event_likeness(raw, die, profile) <= _event_likeness(raw, dice[i], profile):
         return dice, sides
     return [*dice[:i], _as_soldier(dice[i], reads[i]), *dice[i + 1:], die], [*sides, side]
 
@@ -655,10 +658,10 @@ def read_dice(frame: np.ndarray, *, profile: Any = None, models: str | Path | No
         dice.append(replace(die, color=color))
         dice_reads.append(read)
         sides.append(cand.side)
-    dice = one_event_die(dice, dice_reads)
+    dice = one_event_die(raw, dice, dice_reads, profile)
     found = _event_die_passed_over(raw, passed, kept, typical, rotation, profile)
     if found is not None:
-        dice, sides = _with_passed_over_event_die(dice, dice_reads, sides, found)
+        dice, sides = _with_passed_over_event_die(raw, dice, dice_reads, sides, found, profile)
     if weak and not any(d.kind == EVENT for d in dice):
         second = _event_die_second_look(raw, upright, faces, weak, cands, typical, rotation,
                                         profile)
