@@ -55,6 +55,9 @@ SECOND_LOOK = 0.2  # the least detector score looked at then
 CUT_OFF = 0.05  # ... a peak whose face square reaches this share of its side out of the frame is left
 STANDS_OUT = 10.0  # ... the face found must differ this much (Lab) from what lies round it
 EDGE_NEAR = 1.0  # ... and one within this many sides of the frame's edge, cut off there maybe, is asked
+# A die whose face centre lies outside the calibrated tray, by up to this many of its sides,
+# is in the tray still, when its face is whole in the picture (CUT_OFF).
+TRAY_MARGIN = 0.75
 _ROTATE = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
 
 
@@ -384,6 +387,27 @@ def _as_soldier(die: Die, read: FaceRead) -> Die:
     return replace(_soldier(read, die.center, die.box), color=die.color)
 
 
+def in_the_tray(profile: Any, center: tuple[float, float], box: tuple[int, int, int, int],
+                shape: tuple[int, ...]) -> bool:
+    """Whether a die read at `center` with face square `box` (frame pixels; `shape`: the
+    frame's) lies in the profile's tray: its centre inside the tray polygon, or within
+    TRAY_MARGIN of its sides outside it with its face whole in the picture. The polygon
+    is the floor the calibration saw; a die against the wall stands on the wall's foot,
+    and its top face, nearer the camera, lies further out in the picture (rendered
+    tables: 40 Soldier dice and 20 Event dice left out so, by 0.01-0.83 of a side). A
+    face the picture cuts is left out there as before: an Event die's emblem beyond the
+    edge, its face read as blank."""
+    if profile is None or profile.in_tray(center):
+        return True
+    side = max(box[2], box[3])
+    h, w = shape[:2]
+    cut = max(-box[0], -box[1], box[0] + box[2] - w, box[1] + box[3] - h)
+    if side <= 0 or cut > CUT_OFF * side:
+        return False
+    tray = np.asarray(profile.tray, np.float32)
+    return cv2.pointPolygonTest(tray, (float(center[0]), float(center[1])), True) >= -TRAY_MARGIN * side
+
+
 def _apart(cand: Candidate, others: list[Candidate]) -> bool:
     """Whether the candidate's centre is over half a side (the larger) from every other's."""
     return all(np.hypot(cand.center[0] - k.center[0], cand.center[1] - k.center[1])
@@ -407,7 +431,7 @@ def _event_die_passed_over(raw: np.ndarray, passed: list[tuple[Candidate, FaceRe
     best = None
     for cand, read in passed:
         center, box = _raw_geometry(cand, rotation, raw.shape)
-        if not profile.in_tray(center):
+        if not in_the_tray(profile, center, box, raw.shape):
             continue
         body = body_color(raw, box)
         event = event_face(raw, box, profile=profile, read=read, body=body)
@@ -498,7 +522,7 @@ def _soldier_dice_passed_over(raw: np.ndarray, passed: list[tuple[Candidate, Fac
         if not 0.75 * size <= cand.side <= 1.33 * size or sum(read.probs[:6]) < PIPS_SEEN:
             continue
         center, box = _raw_geometry(cand, rotation, raw.shape)
-        if not profile.in_tray(center) or any(
+        if not in_the_tray(profile, center, box, raw.shape) or any(
                 np.hypot(center[0] - c[0], center[1] - c[1]) < 0.6 * max(cand.side, s)
                 for c, s in taken):
             continue
@@ -650,7 +674,7 @@ def read_dice(frame: np.ndarray, *, profile: Any = None, models: str | Path | No
             # a face far smaller than its neighbours': likely mis-cut
             read = replace(read, confidence=min(read.confidence, DISAGREE_CAP))
         center, box = _raw_geometry(cand, rotation, raw.shape)
-        if profile is not None and not profile.in_tray(center):
+        if not in_the_tray(profile, center, box, raw.shape):
             continue
         body = body_color(raw, box)
         die = _soldier_or_event(raw, read, center, box, profile, body)

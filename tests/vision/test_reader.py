@@ -140,6 +140,10 @@ def test_profile_rotation_turns_the_frame_upright(samples, rotation, code):
 
 
 def test_dice_outside_the_tray_are_ignored(samples):
+    """Dice further out of the tray than TRAY_MARGIN of their side are not read; those
+    nearer, as a die against the wall whose top face lies past the floor, are."""
+    from vision.reader import TRAY_MARGIN
+
     _, image, _ = samples["byler-2019-12-08"][1]
     everything = read_dice(image)
     xs = sorted(d.center[0] for d in everything.dice)
@@ -147,8 +151,25 @@ def test_dice_outside_the_tray_are_ignored(samples):
     cut = (xs[0] + xs[-1]) / 2
     tray = ((0.0, 0.0), (cut, 0.0), (cut, 640.0), (0.0, 640.0))
     left = read_dice(image, profile=dataclasses.replace(default_profile(), tray=tray))
-    assert left.dice and all(d.center[0] < cut for d in left.dice)
-    assert len(left.dice) == sum(1 for d in everything.dice if d.center[0] < cut)
+
+    def near(d):
+        return d.center[0] - cut <= TRAY_MARGIN * max(d.box[2], d.box[3])
+    assert left.dice and all(near(d) for d in left.dice)
+    assert len(left.dice) == sum(1 for d in everything.dice if near(d))
+    assert len(left.dice) < len(everything.dice)
+
+
+def test_a_die_against_the_tray_wall_is_in_the_tray_unless_the_picture_cuts_it():
+    from vision.reader import in_the_tray
+
+    profile = dataclasses.replace(default_profile(),
+                                  tray=((100.0, 20.0), (300.0, 20.0), (300.0, 220.0), (100.0, 220.0)))
+    shape = (240, 330, 3)
+    assert in_the_tray(profile, (200.0, 100.0), (180, 80, 40, 40), shape)  # on the floor
+    assert in_the_tray(profile, (320.0, 100.0), (300, 80, 28, 40), shape)  # half a side out
+    assert not in_the_tray(profile, (345.0, 100.0), (325, 80, 40, 40), shape)  # over a side out
+    assert not in_the_tray(profile, (318.0, 100.0), (298, 80, 40, 40), shape)  # cut by the edge
+    assert in_the_tray(default_profile(), (500.0, 500.0), (480, 480, 40, 40), shape)  # no tray
 
 
 def _die(x, conf):
