@@ -158,9 +158,11 @@ def load(cache: Path, k: int, scene: Any, frames: list[tuple[str, list[Any]]]
     return out
 
 
-def calibrate(frames: dict[str, tuple[np.ndarray, list[dict]]]) -> tuple[Any, list[str], str]:
-    """(profile, what could not be calibrated, the Event-die verdict) through the real
-    calibration code, one part at a time so a failing part leaves the others."""
+def calibrate(frames: dict[str, tuple[np.ndarray, list[dict]]]
+              ) -> tuple[Any, list[str], str, list[tuple[str, Any, bool | None, bool]]]:
+    """(profile, what could not be calibrated, the Event-die verdict, the Event-die
+    pictures: event_pictures) through the real calibration code, one part at a time so a
+    failing part leaves the others."""
     from calibration.procedures import CalibrationError, build_profile
 
     profile, failed, notes = build_profile(), [], []
@@ -176,12 +178,13 @@ def calibrate(frames: dict[str, tuple[np.ndarray, list[dict]]]) -> tuple[Any, li
         except CalibrationError as exc:
             failed.append(f"{what}: {exc}")
     if profile.event is None:
-        return profile, failed, "NOT found (" + failed[-1].split(": ", 1)[1] + ")"
+        return profile, failed, "NOT found (" + failed[-1].split(": ", 1)[1] + ")", []
     # Did it learn the right die? Every box it chose must be on the labelled Event die.
-    for name, _, on_die, _ in event_pictures(frames, profile):
-        if on_die is False:
-            return profile, failed, f"learned the wrong thing in {name}"
-    return profile, failed, "found" + "".join(f" ({n})" for n in notes)
+    pictures = event_pictures(frames, profile)
+    wrong = [name for name, _, on_die, _ in pictures if on_die is False]
+    if wrong:
+        return profile, failed, f"learned the wrong thing in {wrong[0]}", pictures
+    return profile, failed, "found" + "".join(f" ({n})" for n in notes), pictures
 
 
 def event_pictures(frames: dict[str, tuple[np.ndarray, list[dict]]], profile: Any
@@ -325,9 +328,8 @@ def main() -> int:
         frames = load(args.cache, k, scene, names)
         assert frames is not None
         print(describe(k, scene, frames))
-        profile, failed, verdict = calibrate(frames)
+        profile, failed, verdict, pictures = calibrate(frames)
         found += verdict.startswith("found")
-        pictures = event_pictures(frames, profile) if profile.event is not None else []
         shown.update((on, sure) for _, box, on, sure in pictures if box is not None)
         print(f"  calibration: Event die {verdict}"
               + "".join(f"; {f}" for f in failed if not f.startswith("event")))

@@ -420,9 +420,10 @@ def _event_die_passed_over(raw: np.ndarray, passed: list[tuple[Candidate, FaceRe
     """The Event die among the candidates the face classifier took for no die: the
     likeliest of those in the tray whose colour and face are the calibrated Event die's
     (event_face), with its side. Only candidates about the players' dice size
-    (`typical`, when known) that do not sit on a die already read (`kept`) are looked at. A blank Event face is a plain square of the die's colour,
-    which the classifier, never shown the real die, can take for the tray (rendered
-    tables: 15 of 80 Event dice, most of them blank, dropped so)."""
+    (`typical`, when known) that do not sit on a die already read (`kept`) are looked
+    at. A blank Event face is a plain square of the die's colour, which the classifier,
+    never shown the real die, can take for the tray (rendered tables: 15 of 80 Event
+    dice, most of them blank, dropped so)."""
     if profile is None or getattr(profile, "event", None) is None:
         return None
     if typical:  # the Event die is the players' dice's size
@@ -566,7 +567,8 @@ def _event_likeness(raw: np.ndarray, die: Die, profile: Any) -> tuple[bool, floa
     much better the Event die's learned faces and colour explain it than a pip face
     does (vision.event.event_likeness). Not the classifier's pip probability: an emblem
     can pass for a 1 to it, and a Soldier die's top face a lamp turned white for no pips
-    (rendered tables: 46 of 600 Event dice were read as Soldier dice so, 25 now)."""
+    (rendered tables: with the pip probability, 46 of 600 Event dice were read as
+    Soldier dice; without it, 25)."""
     if die.value is None:
         return False, float("-inf")
     return True, event_likeness(raw, die.box, profile=profile)

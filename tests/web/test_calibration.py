@@ -241,9 +241,9 @@ def test_mapping_leds_needs_a_strip(setup):
     assert r.status_code == 400 and "No LED strip" in r.json["error"]
 
 
-def _inside(point, box, grow=0.0):
+def _inside(point, box):
     x, y, w, h = box
-    return x - grow * w <= point[0] <= x + w * (1 + grow) and y - grow * h <= point[1] <= y + h * (1 + grow)
+    return x <= point[0] <= x + w and y <= point[1] <= y + h
 
 
 def test_the_page_shows_where_the_event_die_was_found_and_the_last_picture_can_be_forgotten(setup):
