@@ -19,8 +19,10 @@ players, Event die, each part kept or reported on its own) and every roll read w
 vision.read_dice(profile=...), and again without calibration. Printed per table and
 overall: whether the calibration found the Event die (and why not), the Event die found
 with its face right (x of the rolls that show it), Soldier dice taken for the Event die,
-Soldier dice right, rolls played right / asked / played wrong (vision.evaluate.roll_outcome
-with the reading's warnings) and milliseconds per frame (median, one core); overall, also
+Soldier dice right and those given another player's colour (the table asks when half a
+roll's dice are not the roller's), rolls played right / asked / played wrong
+(vision.evaluate.roll_outcome with the reading's warnings) and milliseconds per frame
+(median, one core); overall, also
 why the rolls asked were asked (vision.evaluate.why_asked). And the Event-die pictures the
 players are asked to check (the reader does not take the square learned from for a die:
 calibration.event_die.unsure_pictures, the phone page's red box), against those learned
@@ -225,6 +227,7 @@ class Counts:
     soldiers: int = 0
     soldiers_right: int = 0
     soldiers_as_event: int = 0
+    soldiers_other_colour: int = 0  # read as a Soldier die of another colour set than its own
     right: int = 0
     asked: int = 0
     wrong: int = 0
@@ -240,7 +243,8 @@ class Counts:
         return (f"Event die found {self.event_found}/{self.event_rolls}, face right "
                 f"{self.event_right}/{self.event_rolls}; Soldier dice taken for it "
                 f"{self.soldiers_as_event}; Soldier dice right {self.soldiers_right}/"
-                f"{self.soldiers}; rolls played right {self.right} / asked {self.asked} / "
+                f"{self.soldiers}, given another colour {self.soldiers_other_colour}; "
+                f"rolls played right {self.right} / asked {self.asked} / "
                 f"played wrong {self.wrong} of {self.rolls}; {ms:.0f} ms/frame median")
 
 
@@ -262,6 +266,8 @@ def score_roll(dice: Any, labels: list[dict], warnings: Any) -> Counts:
             c.soldiers += 1
             c.soldiers_right += die is not None and is_right(die, lab["value"])
             c.soldiers_as_event += die is not None and die.kind == "event"
+            c.soldiers_other_colour += (die is not None and die.kind == "soldier"
+                                        and die.color != lab.get("set"))
     return c
 
 

@@ -9,10 +9,9 @@
 - `build_profile(...)`: all of it into a `Profile`, with the dice's size in the picture
   (`measure_die_side`, from the players' frames) so the reader can scale frames to it.
 
-Dice in calibration frames are found by `find_dice` (`calibration/finding.py`): a simple
-segmentation (anything unlike the tray's colour, of a die's size and shape), which is
-dependable for frames made on purpose (dice apart, on the tray floor), with the bundled
-detector as fallback.
+Dice in calibration frames are found by `find_dice` (`calibration/finding.py`): the
+reader's own detector and classifier, with a simple segmentation (anything unlike the
+tray's colour, of a die's size and shape) as fallback.
 """
 from __future__ import annotations
 
