@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from calibration.event_die import event_boxes, learn_event
-from calibration.finding import CalibrationError, segment_dice
+from calibration.finding import CalibrationError, find_dice, segment_dice
 from calibration.procedures import build_profile, learn_color, learn_tray
 from calibration.profile import load_profile
 from companion.cli import main
@@ -187,6 +187,22 @@ def test_an_event_die_found_where_the_reader_sees_no_die_is_said_for_checking(
         files += ["--event-face", f"{face}={','.join(names)}"]
     assert main(["calibrate", *files, "--out", str(tmp_path / "prof")]) == 0
     assert "note: in blank frame 2 the Event die was found where" in capsys.readouterr().out
+
+
+def test_a_dark_corner_beside_the_dice_is_not_taken_for_one() -> None:
+    """A player's dice are found by the reader's networks, not by colour alone: the tray's
+    shadowed corner is as unlike the felt as a die and of its size, and the segmentation
+    boxes it (on the rendered tables it taught players' colours wrong)."""
+    rng = np.random.default_rng(4)
+    dice = [SynthDie(v, (90.0 + 80 * i, 150.0), 44.0, 15.0 * i, (40, 40, 190), (240, 240, 240))
+            for i, v in enumerate([2, 4, 6])]
+    frame, _ = render_frame(dice, background=procedural_background((360, 480), rng), rng=rng)
+    for x0, y0, x1, y1 in [(380, 260, 424, 272), (380, 260, 392, 304)]:  # an L of shadow
+        cv2.rectangle(frame, (x0, y0), (x1, y1), (35, 35, 60), -1)
+    corner = [b for b in segment_dice(frame) if b[0] > 350]
+    assert corner  # colour alone takes it for a die
+    found = find_dice(frame)
+    assert len(found) == 3 and all(b[0] + b[2] / 2 < 300 and b[1] < 200 for b in found)
 
 
 def test_cli_calibrate_bad_input_writes_nothing(tmp_path: Path, capsys) -> None:
