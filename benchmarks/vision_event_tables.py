@@ -22,9 +22,9 @@ with its face right (x of the rolls that show it), Soldier dice taken for the Ev
 Soldier dice right and those given another player's colour (the table asks when half a
 roll's dice are not the roller's), rolls played right / asked / played wrong
 (vision.evaluate.roll_outcome with the reading's warnings) and milliseconds per frame
-(median, one core); overall, also
-why the rolls asked were asked (vision.evaluate.why_asked). And the Event-die pictures the
-players are asked to check (the reader does not take the square learned from for a die:
+(median, one core); overall, also why the rolls asked were asked
+(vision.evaluate.why_asked), and the Event-die pictures the players are asked to check
+(the reader does not take the square learned from for a die:
 calibration.event_die.unsure_pictures, the phone page's red box), against those learned
 off the die.
 """
