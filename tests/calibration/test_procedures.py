@@ -133,6 +133,18 @@ def test_cli_calibrate_from_files_then_read_back(tmp_path: Path, capsys) -> None
     assert event_face(frame, box, profile=profile)[0] == "rally"
 
 
+def _calibrate_event_cli(frames: dict[str, list[np.ndarray]], tmp_path: Path) -> int:
+    """`dragon-farkle calibrate` on the Event-die frames, written as files in tmp_path;
+    the profile goes to tmp_path / "prof"."""
+    files = []
+    for face, imgs in frames.items():
+        names = [str(tmp_path / f"{face}{i}.png") for i in range(len(imgs))]
+        for name, img in zip(names, imgs):
+            cv2.imwrite(name, img)
+        files += ["--event-face", f"{face}={','.join(names)}"]
+    return main(["calibrate", *files, "--out", str(tmp_path / "prof")])
+
+
 def test_an_event_die_picture_without_the_die_is_left_out_when_its_face_has_another(
         tmp_path: Path, capsys) -> None:
     """A picture where the Event die cannot be found (a lamp's glare turned one rendered
@@ -152,13 +164,7 @@ def test_an_event_die_picture_without_the_die_is_left_out_when_its_face_has_anot
     assert len(event.faces("dragon")) == 2 and len(event.templates) == 6
     with pytest.raises(CalibrationError, match="not found in any rally frame"):
         learn_event({**frames, "rally": [background]}, left_out=[])
-    files = []
-    for face, imgs in frames.items():
-        names = [str(tmp_path / f"{face}{i}.png") for i in range(len(imgs))]
-        for name, img in zip(names, imgs):
-            cv2.imwrite(name, img)
-        files += ["--event-face", f"{face}={','.join(names)}"]
-    assert main(["calibrate", *files, "--out", str(tmp_path / "prof")]) == 0
+    assert _calibrate_event_cli(frames, tmp_path) == 0
     assert "note: the Event die was not found in dragon frame 3" in capsys.readouterr().out
     assert load_profile(tmp_path / "prof").event is not None
 
@@ -179,13 +185,7 @@ def test_an_event_die_found_where_the_reader_sees_no_die_is_said_for_checking(
     assert build_profile(event=frames, notes=notes).event is not None
     assert notes == [("in blank frame 2 the Event die was found where the camera is not sure "
                       "there is a die: check that picture shows the whole die")]
-    files = []
-    for face, imgs in frames.items():
-        names = [str(tmp_path / f"{face}{i}.png") for i in range(len(imgs))]
-        for name, img in zip(names, imgs):
-            cv2.imwrite(name, img)
-        files += ["--event-face", f"{face}={','.join(names)}"]
-    assert main(["calibrate", *files, "--out", str(tmp_path / "prof")]) == 0
+    assert _calibrate_event_cli(frames, tmp_path) == 0
     assert "note: in blank frame 2 the Event die was found where" in capsys.readouterr().out
 
 
