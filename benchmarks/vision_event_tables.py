@@ -194,8 +194,8 @@ def event_pictures(frames: dict[str, tuple[np.ndarray, list[dict]]], profile: An
     """Each Event-die picture: (name, the box the calibration learned the die from (found
     as it found them: at the players' dice size; None: left out), whether that box is on
     the labelled die (None: no label or no box), and whether the phone page shows it as
-    sure: the reader takes it for a die, calibration.event_die.SURE_DIE)."""
-    from calibration.event_die import SURE_DIE, die_likeness, event_boxes
+    sure: calibration.event_die.surely_a_die)."""
+    from calibration.event_die import event_boxes, surely_a_die
 
     event = {face: [f for n, (f, _) in sorted(frames.items()) if n.startswith(f"event-{face}-")]
              for face in FACES}
@@ -207,7 +207,7 @@ def event_pictures(frames: dict[str, tuple[np.ndarray, list[dict]]], profile: An
             image, labels = frames[name]
             on_die = sure = None
             if box is not None:
-                sure = die_likeness(image, [box])[0] >= SURE_DIE
+                sure = surely_a_die(image, box)
                 if labels:  # else hidden by a wall
                     x, y, w, h = box
                     lx, ly, lw, lh = labels[0]["bbox"]

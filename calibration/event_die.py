@@ -174,16 +174,22 @@ def die_likeness(frame: np.ndarray, boxes: Sequence[Box]) -> list[float]:
     return [r.die_probability for r in reads]
 
 
+def surely_a_die(frame: np.ndarray, box: Box) -> bool:
+    """Whether the reader's face classifier takes the square `box` of `frame` for a die
+    (die_likeness at least SURE_DIE). With the die half out of view, the calibration can
+    find a dark corner of the tray instead (a rendered table's calibration learned one):
+    a square found that is not surely a die is shown to the players to check."""
+    return die_likeness(frame, [box])[0] >= SURE_DIE
+
+
 def unsure_pictures(frames: Mapping[str, Sequence[np.ndarray]],
                     boxes: Mapping[str, Sequence[Box | None]]) -> list[str]:
-    """A sentence for each picture whose square found (event_boxes) the reader's face
-    classifier does not take for a die (die_likeness under SURE_DIE): with the die half
-    out of view, a dark corner of the tray can be found instead (a rendered table's
-    calibration learned one), so the players are asked to check it."""
+    """A sentence for each picture whose square found (event_boxes) is not surely a die
+    (surely_a_die), asking the players to check it."""
     out = []
     for face, imgs in frames.items():
         for i, (img, box) in enumerate(zip(imgs, boxes[face])):
-            if box is not None and die_likeness(img, [box])[0] < SURE_DIE:
+            if box is not None and not surely_a_die(img, box):
                 out.append(f"in {face} frame {i + 1} the Event die was found where the camera "
                            "is not sure there is a die: check that picture shows the whole die")
     return out

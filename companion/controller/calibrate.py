@@ -141,7 +141,7 @@ class ProfileKeeper:
         comes back as "event_last" (its box, and whether the reader takes it for a die),
         for the players to check: a picture with the die half out of view can have a
         dark corner of the tray found instead, and forget_event_picture takes it back."""
-        from calibration.event_die import event_boxes, learn_event, unsure_pictures
+        from calibration.event_die import event_boxes, learn_event, surely_a_die
         from calibration.profile import EVENT_FACES
 
         if face not in EVENT_FACES:
@@ -163,8 +163,8 @@ class ProfileKeeper:
                                            "the Event die's pictures again)") from None
                 self._replace(event=event)
             self.event_frames = frames
-            sure = not unsure_pictures({face: [frame]}, {face: [box]})
-            self._event_kept.append(EventPicture(face, box, frame_size(frame), sure, before))
+            self._event_kept.append(EventPicture(face, box, frame_size(frame),
+                                                 surely_a_die(frame, box), before))
             self._event_new = True
         return self._event_summary(frame)
 
