@@ -400,12 +400,18 @@ def in_the_tray(profile: Any, center: tuple[float, float], box: tuple[int, int, 
     if profile is None or profile.in_tray(center):
         return True
     side = max(box[2], box[3])
-    h, w = shape[:2]
-    cut = max(-box[0], -box[1], box[0] + box[2] - w, box[1] + box[3] - h)
-    if side <= 0 or cut > CUT_OFF * side:
+    if side <= 0 or _cut_off(box, shape):
         return False
     tray = np.asarray(profile.tray, np.float32)
     return cv2.pointPolygonTest(tray, (float(center[0]), float(center[1])), True) >= -TRAY_MARGIN * side
+
+
+def _cut_off(box: tuple[float, float, float, float], shape: tuple[int, ...]) -> bool:
+    """Whether the square `box` (x, y, w, h) reaches over CUT_OFF of its side out of a
+    frame of `shape`: a face the picture cuts, whose pips or emblem may lie beyond."""
+    h, w = shape[:2]
+    out = max(-box[0], -box[1], box[0] + box[2] - w, box[1] + box[3] - h)
+    return out > CUT_OFF * max(box[2], box[3])
 
 
 def _apart(cand: Candidate, others: list[Candidate]) -> bool:
@@ -460,10 +466,8 @@ def _event_die_second_look(raw: np.ndarray, upright: np.ndarray, faces: FaceRead
     peak whose face the frame cuts off is left out (an emblem may lie beyond the edge),
     and a face found within EDGE_NEAR sides of the edge is asked about, not played.
     The candidates `cands` were each looked at already."""
-    h, w = upright.shape[:2]
-    weak = [c for c in weak if _apart(c, cands)
-            and max(c.side / 2 - c.center[0], c.side / 2 - c.center[1],
-                    c.center[0] + c.side / 2 - w, c.center[1] + c.side / 2 - h) <= CUT_OFF * c.side]
+    weak = [c for c in weak if _apart(c, cands) and not _cut_off(
+        (c.center[0] - c.side / 2, c.center[1] - c.side / 2, c.side, c.side), upright.shape)]
     if not weak:
         return None
     found = _event_die_passed_over(raw, list(zip(weak, faces.read_candidates(upright, weak))),
