@@ -18,7 +18,6 @@ same on an idle core; wall time grows when other programs share the machine).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -107,8 +106,9 @@ def timed_read(frame: np.ndarray, labels: list[dict], profile=None):
 
 def run_set(folder: Path, limit: int | None, verbose: bool, profile=None):
     from vision.evaluate import Tally
+    from vision.training.data import read_manifest
 
-    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest = read_manifest(folder)
     entries = manifest["images"][:limit] if limit else manifest["images"]
     everything, val = Tally(), Tally()
     for entry in entries:
@@ -119,6 +119,16 @@ def run_set(folder: Path, limit: int | None, verbose: bool, profile=None):
         if verbose and (t.wrong or t.missed or t.false):
             print(f"  {entry['file']}: wrong {t.wrong} missed {t.missed} false {t.false}")
     return everything, val
+
+
+def fixes_line(folder: Path) -> str | None:
+    """The note on the set's labels corrected by eye (vision/training/label_fixes.json),
+    None when there are none."""
+    from vision.training.data import read_manifest
+
+    n = read_manifest(folder)["label_fixes"]
+    return (f"{'':<6}{n} labels corrected, found wrong by eye (vision/training/label_fixes.json)"
+            if n else None)
 
 
 def data_arguments(ap: argparse.ArgumentParser) -> None:
@@ -179,6 +189,8 @@ def main() -> int:
     for folder in sets:
         everything, val = run_set(folder, args.limit, args.verbose, profile)
         print(_line(folder.name, everything))
+        if note := fixes_line(folder):
+            print(note)
         print(_asked_line(everything))
         print(rolls_line(everything))
         print(why_line(everything.asked_why))

@@ -42,6 +42,7 @@ from vision_accuracy import (
     _line,
     data_arguments,
     data_sets,
+    fixes_line,
     rolls_line,
     sweep_line,
     why_line,
@@ -53,8 +54,9 @@ def read_set(folder: Path, models: Path, limit: int | None):
     many Event dice were read in photos labelled without one (dropped from the scores)."""
     from vision import read_dice
     from vision.evaluate import Tally, score
+    from vision.training.data import read_manifest
 
-    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest = read_manifest(folder)
     entries = manifest["images"][:limit] if limit else manifest["images"]
     total, events, event_photos = Tally(), 0, 0
     for entry in entries:
@@ -145,6 +147,8 @@ def main() -> int:
         read_dice(np.full((480, 640, 3), 128, np.uint8), models=fold)  # load before timing
         t, events, event_photos = read_set(folder, fold, args.limit)
         print(_line(f"{folder.name} (held out)", t))
+        if note := fixes_line(folder):
+            print(note)
         print(_asked_line(t))
         print(rolls_line(t))
         print(why_line(t.asked_why))

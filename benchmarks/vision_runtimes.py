@@ -10,7 +10,6 @@ readings differ on (face, box or colour) and the largest confidence difference.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -46,13 +45,14 @@ def main() -> int:
         return 2
     cv2.setNumThreads(1)
     from vision.evaluate import score
+    from vision.training.data import read_manifest
 
     print(f"dice reader, onnxruntime against OpenCV DNN, data {args.data}, one core")
     blank = np.full((480, 640, 3), 128, np.uint8)
     for runtime in RUNTIMES:
         read_with(runtime, blank)  # load the models before timing
     for folder in sets:
-        manifest = json.loads((folder / "manifest.json").read_text())
+        manifest = read_manifest(folder)
         entries = manifest["images"][:args.limit] if args.limit else manifest["images"]
         ms: dict[str, list[float]] = {r: [] for r in RUNTIMES}
         right = dict.fromkeys(RUNTIMES, 0)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from pathlib import Path
 
@@ -66,13 +65,14 @@ def main() -> int:
     from calibration.profile import default_profile
     from vision import read_dice
     from vision.evaluate import Tally
+    from vision.training.data import read_manifest
 
     shrunk = ", shrunk to the photo's size" if args.same_size else ""
     print(f"wide view: photos in frames {args.factor:g}x wider and taller{shrunk}, "
           f"data {args.data}, one core")
     read_dice(np.full((480, 640, 3), 128, np.uint8))
     for folder in sets:
-        entries = json.loads((folder / "manifest.json").read_text())["images"]
+        entries = read_manifest(folder)["images"]
         plain, calibrated = Tally(), Tally()
         unmeasured = 0
         for entry in entries[:args.limit] if args.limit else entries:

@@ -1,6 +1,8 @@
 """Training helpers that need no torch: noise negatives, augmentation, the split, sampling."""
 from __future__ import annotations
 
+import json
+
 import cv2
 import numpy as np
 
@@ -165,3 +167,37 @@ def test_new_background_keeps_the_dice_and_changes_the_tray():
         far[max(cy - 30, 0):cy + 31, max(cx - 30, 0):cx + 31] = False
     changed = np.abs(out.astype(int) - img).sum(axis=2) > 60
     assert changed[far].mean() > 0.5
+
+
+def test_labels_found_wrong_are_corrected_only_where_they_still_say_what_was_seen(
+        tmp_path, monkeypatch):
+    folder = tmp_path / "some-set"
+    folder.mkdir()
+    images = [{"file": "images/a.jpg", "dice": [{"value": 5, "bbox": [0, 0, 9, 9]},
+                                                {"value": 2, "bbox": [20, 0, 9, 9]}]},
+              {"file": "images/b.jpg", "dice": [{"value": 4, "bbox": [0, 0, 9, 9]}]}]
+    (folder / "manifest.json").write_text(json.dumps({"images": images}))
+    fixes = {"some-set": [{"file": "images/a.jpg", "die": 0, "was": 5, "value": 3},
+                          # the set changed under this one: its die says 4, not 6
+                          {"file": "images/b.jpg", "die": 0, "was": 6, "value": 1},
+                          {"file": "images/gone.jpg", "die": 0, "was": 1, "value": 2},
+                          {"file": "images/a.jpg", "die": 7, "was": 1, "value": 2}],
+             "another-set": [{"file": "images/b.jpg", "die": 0, "was": 4, "value": 1}]}
+    path = tmp_path / "fixes.json"
+    path.write_text(json.dumps(fixes))
+    monkeypatch.setattr(data, "LABEL_FIXES", path)
+    manifest = data.read_manifest(folder)
+    assert [[d["value"] for d in e["dice"]] for e in manifest["images"]] == [[3, 2], [4]]
+    assert manifest["label_fixes"] == 1
+    assert manifest["images"][0]["dice"][0]["bbox"] == [0, 0, 9, 9]
+
+
+def test_the_shipped_label_fixes_are_well_formed():
+    doc = json.loads(data.LABEL_FIXES.read_text())
+    fixes = [(name, f) for name, rows in doc.items() if not name.startswith("_") for f in rows]
+    assert fixes and all(name in data.SETS for name, _ in fixes)
+    for _, f in fixes:
+        assert f["file"].startswith("images/") and isinstance(f["die"], int) and f["die"] >= 0
+        assert f["was"] != f["value"] and {f["was"], f["value"]} <= set(range(1, 7))
+        assert f["seen"]
+    assert len({(n, f["file"], f["die"]) for n, f in fixes}) == len(fixes)

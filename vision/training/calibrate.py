@@ -32,7 +32,7 @@ def collect(models: Path, data: Path, members: list[dict], hold_out: tuple[str, 
     without pips, the Event die's, is class 7)."""
     import cv2
 
-    from vision.training.data import SETS, is_validation
+    from vision.training.data import SETS, is_validation, read_manifest
 
     det, faces = DieDetector(models / "detector.onnx"), FaceReader(models, members)
     zs: list[list[np.ndarray]] = [[] for _ in members]
@@ -40,7 +40,7 @@ def collect(models: Path, data: Path, members: list[dict], hold_out: tuple[str, 
     for name in SETS:
         if name in hold_out or not (data / name / "manifest.json").is_file():
             continue
-        manifest = json.loads((data / name / "manifest.json").read_text())
+        manifest = read_manifest(data / name)
         for e in manifest["images"]:
             if not is_validation(name, e):
                 continue

@@ -115,11 +115,33 @@ def ignored(entry: dict) -> np.ndarray:
     return np.array(rows, np.float32).reshape(-1, 3)
 
 
+LABEL_FIXES = Path(__file__).with_name("label_fixes.json")
+
+
+def read_manifest(folder: Path) -> dict:
+    """The manifest.json of the labelled set in `folder`, with the labels found wrong by
+    eye corrected (LABEL_FIXES: the photo, the die's index, the face labelled and the
+    face shown). Its "label_fixes" is how many were corrected. A fix whose die does not
+    carry the face it corrects is not applied (the set is another version)."""
+    manifest = json.loads((folder / "manifest.json").read_text())
+    fixes = json.loads(LABEL_FIXES.read_text()).get(folder.name, [])
+    by_file = {entry["file"]: entry for entry in manifest.get("images", [])}
+    done = 0
+    for fix in fixes:
+        entry = by_file.get(fix["file"])
+        dice = entry["dice"] if entry else []
+        if fix["die"] < len(dice) and dice[fix["die"]]["value"] == fix["was"]:
+            dice[fix["die"]] = {**dice[fix["die"]], "value": fix["value"]}
+            done += 1
+    manifest["label_fixes"] = done
+    return manifest
+
+
 def load_set(root: Path, set_name: str) -> list[Photo]:
     """The photos of the set in folder root/set_name (a manifest.json and its images; at
     most CAP of them for the big sets)."""
     folder = root / set_name
-    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest = read_manifest(folder)
     photos = []
     for entry in capped(manifest["images"], CAP.get(set_name)):
         image = cv2.imread(str(folder / entry["file"]))
