@@ -105,6 +105,8 @@ def timed_read(frame: np.ndarray, labels: list[dict], profile=None):
 
 
 def run_set(folder: Path, limit: int | None, verbose: bool, profile=None):
+    """(every photo's Tally, the validation photos' Tally, how many of the set's labels
+    were corrected: vision.training.data.read_manifest)."""
     from vision.evaluate import Tally
     from vision.training.data import read_manifest
 
@@ -118,15 +120,12 @@ def run_set(folder: Path, limit: int | None, verbose: bool, profile=None):
             val.add(t)
         if verbose and (t.wrong or t.missed or t.false):
             print(f"  {entry['file']}: wrong {t.wrong} missed {t.missed} false {t.false}")
-    return everything, val
+    return everything, val, manifest["label_fixes"]
 
 
-def fixes_line(folder: Path) -> str | None:
-    """The note on the set's labels corrected by eye (vision/training/label_fixes.json),
-    None when there are none."""
-    from vision.training.data import read_manifest
-
-    n = read_manifest(folder)["label_fixes"]
+def fixes_line(n: int) -> str | None:
+    """The note on a set's `n` labels corrected by eye (read_manifest's "label_fixes",
+    vision/training/label_fixes.json), None when there are none."""
     return (f"{'':<6}{n} labels corrected, found wrong by eye (vision/training/label_fixes.json)"
             if n else None)
 
@@ -187,9 +186,9 @@ def main() -> int:
         from calibration.profile import load_profile
         profile = load_profile(args.profile)
     for folder in sets:
-        everything, val = run_set(folder, args.limit, args.verbose, profile)
+        everything, val, fixed = run_set(folder, args.limit, args.verbose, profile)
         print(_line(folder.name, everything))
-        if note := fixes_line(folder):
+        if note := fixes_line(fixed):
             print(note)
         print(_asked_line(everything))
         print(rolls_line(everything))

@@ -50,8 +50,10 @@ from vision_accuracy import (
 
 
 def read_set(folder: Path, models: Path, limit: int | None):
-    """The Tally of the fold's models reading every photo of the set in `folder`, and how
-    many Event dice were read in photos labelled without one (dropped from the scores)."""
+    """The Tally of the fold's models reading every photo of the set in `folder`, how
+    many Event dice were read in photos labelled without one (dropped from the scores)
+    and in how many photos, and how many of the set's labels were corrected
+    (vision.training.data.read_manifest)."""
     from vision import read_dice
     from vision.evaluate import Tally, score
     from vision.training.data import read_manifest
@@ -74,7 +76,7 @@ def read_set(folder: Path, models: Path, limit: int | None):
         t.ms.append(ms)
         t.cpu_ms.append(cpu)
         total.add(t)
-    return total, events, event_photos
+    return total, events, event_photos, manifest["label_fixes"]
 
 
 def source_of(name: str) -> str:
@@ -145,9 +147,9 @@ def main() -> int:
             status = 1
             continue
         read_dice(np.full((480, 640, 3), 128, np.uint8), models=fold)  # load before timing
-        t, events, event_photos = read_set(folder, fold, args.limit)
+        t, events, event_photos, fixed = read_set(folder, fold, args.limit)
         print(_line(f"{folder.name} (held out)", t))
-        if note := fixes_line(folder):
+        if note := fixes_line(fixed):
             print(note)
         print(_asked_line(t))
         print(rolls_line(t))
