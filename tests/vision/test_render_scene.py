@@ -91,6 +91,24 @@ def test_dragon_farkle_rolls_are_two_players_and_the_event_die_under_a_pi_camera
     assert own_colour >= 3  # Soldier dice of the Event die's own colour
 
 
+def test_low_angle_cameras_are_tipped_and_aimed_at_the_tray():
+    from vision.training.render.labels import project
+    from vision.training.render.scene import LOW_TILT
+    for seed in SEEDS:
+        scene, dice = frame_scene("low-angle", seed)
+        cam = scene.camera
+        assert LOW_TILT[0] <= cam.tilt <= LOW_TILT[1] and cam.lens != "wide"
+        # the point it looks at lies within the tray, near the picture's centre
+        aim = cam.matrix()[:3, :3] @ np.array([0.0, 0.0, -1.0])
+        spot = cam.matrix()[:3, 3] + aim * (cam.height / -aim[2])
+        assert placement.depth_inside(scene.tray.polygon(), spot[0], spot[1]) > 0
+        u, v = project(scene, spot[None, :])[0]
+        assert abs(u - scene.width / 2) < 2 and abs(v - scene.height / 2) < 2
+        assert dice and all(5 <= _px(scene, d) <= 300 for d in dice)  # far dice smaller
+    straight = [frame_scene("mixed", seed)[0].camera.tilt for seed in SEEDS]
+    assert max(straight) <= 15.0
+
+
 def test_event_die_shows_blank_four_times_in_six():
     rng = np.random.default_rng(3)
     look, _ = looks.event_look(rng)

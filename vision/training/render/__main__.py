@@ -46,7 +46,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", choices=KINDS, default="mixed",
                    help="mixed: any dice, trays, tables and cameras; dragon-farkle: two "
                         "players' Soldier dice and the Event die in a felt tray under a "
-                        "Pi camera (default: mixed)")
+                        "Pi camera; low-angle: any dice and table seen by a camera "
+                        "tipped 20-40 degrees, side faces in view (default: mixed)")
     p.add_argument("--per-table", type=positive, default=1, metavar="K",
                    help="frames in a row sharing one table (tray, camera, light, dice "
                         "colours); default 1")

@@ -7,7 +7,7 @@ frame, only the dice change). Placing the dice is `placement.py`. Pure (numpy on
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -24,7 +24,10 @@ from vision.training.render.looks import (
     srgb_to_linear,
 )
 
-KINDS = ("mixed", "dragon-farkle")
+KINDS = ("mixed", "dragon-farkle", "low-angle")
+# The low-angle kind: a camera tipped this many degrees from straight down (a camera at
+# the side of the table, or one mounted askew), its side faces in view.
+LOW_TILT = (20.0, 40.0)
 # Raspberry Pi Camera Module 3: normal ~66 degrees across, wide ~102 (barrel distortion).
 # Irradiance (Blender's W/m^2) the lamps together give the tray centre: a mid-grey
 # floor then renders mid-grey before PostSpec.exposure.
@@ -239,15 +242,18 @@ def _lights(rng: np.random.Generator, *, low: float) -> tuple[LightSpec, ...]:
 def sample_scene(rng: np.random.Generator, *, kind: str = "mixed",
                  size: tuple[int, int] | None = None) -> SceneSpec:
     """A random table of the given kind ("mixed": any dice, any table, any camera;
-    "dragon-farkle": the game's colour sets and Event die, a felt tray, a Pi camera)."""
+    "dragon-farkle": the game's colour sets and Event die, a felt tray, a Pi camera;
+    "low-angle": any dice and table, seen by a camera tipped LOW_TILT degrees, aimed at
+    the tray)."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
     game = kind == "dragon-farkle"
+    low = kind == "low-angle"
     if size is None:
         size = (640, 480) if game or rng.random() < 0.5 else (640, 640)
     width, height = size
-    lens = str(rng.choice(["normal", "wide", "other"], p=[0.55, 0.3, 0.15] if not game
-                          else [0.6, 0.4, 0.0]))
+    lens = str(rng.choice(["normal", "wide", "other"], p=[0.6, 0.4, 0.0] if game
+                          else [0.7, 0.0, 0.3] if low else [0.55, 0.3, 0.15]))
     if lens == "other":  # a phone or webcam
         hfov, k1 = float(rng.uniform(45, 80)), float(rng.uniform(-0.05, 0.01))
     else:
@@ -256,6 +262,7 @@ def sample_scene(rng: np.random.Generator, *, kind: str = "mixed",
     die = float(rng.uniform(0.015, 0.017)) if game else float(rng.uniform(0.012, 0.022))
     # dice size in the frame: a Pi camera over a whole tray sees dice of 20-70 px
     px = math.exp(rng.uniform(math.log(22), math.log(70))) if game else \
+        math.exp(rng.uniform(math.log(20), math.log(120))) if low else \
         math.exp(rng.uniform(math.log(15), math.log(250)))
     f = geometry.focal_px(width, hfov)
     cam_h = f * die / px + die
@@ -275,9 +282,13 @@ def sample_scene(rng: np.random.Generator, *, kind: str = "mixed",
         wall=_surface(rng, str(rng.choice(["wood", "felt", "leather", "plain"]))),
         table=_surface(rng, str(rng.choice(["wood", "plain"]))))
     off = rng.uniform(-0.35, 0.35, 2) * half
-    tilt = float(abs(rng.normal(0, 4 if game else 6)))
+    tilt = float(rng.uniform(*LOW_TILT)) if low else min(abs(rng.normal(0, 4 if game else 6)), 15.0)
     camera = CameraSpec(float(off[0]), float(off[1]), cam_h, float(rng.uniform(0, 360)),
-                        min(tilt, 15.0), float(rng.uniform(0, 360)), hfov, k1, lens)
+                        tilt, float(rng.uniform(0, 360)), hfov, k1, lens)
+    if low:  # as far from the point it looks at as it would be straight above it
+        axis = camera.matrix()[:3, :3] @ np.array([0.0, 0.0, -1.0])
+        x, y, z = np.array([off[0], off[1], die]) - (cam_h - die) * axis
+        camera = replace(camera, x=float(x), y=float(y), height=float(z))
     post = PostSpec(
         exposure=float(rng.normal(0, 0.35)), white_balance=float(rng.uniform(0.3, 1.0)),
         vignette=float(rng.uniform(0, 0.45 if lens == "wide" else 0.25)),
