@@ -117,9 +117,13 @@ def test_the_cameras_unsure_die_is_settled_with_one_tap_on_an_iphone_engine(live
     page = webkit()
     page.get(f"{base}/?code={PIN}")
     until(page, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#pending .readbox")) == 7)
-    assert len(page.find_elements(By.CSS_SELECTOR, "#unsure button.choice")) == 3
-    cut = page.find_element(By.CSS_SELECTOR, "#unsure .cut")
-    assert "pending.jpg" in cut.get_attribute("style")
+    # Read in one script, not as element handles: a live update can re-render the card
+    # between finding an element and reading it (WebKit then answers "stale element").
+    assert until(page, lambda d: d.execute_script(
+        "return document.querySelectorAll('#unsure button.choice').length") == 3)
+    assert until(page, lambda d: "pending.jpg" in d.execute_script(
+        "var e = document.querySelector('#unsure .cut');"
+        " return e ? e.getAttribute('style') || '' : '';"))
     picture(page, "#pending .markpic img", 640)  # the photo itself loaded and laid out
     tap(page, "#unsure button.choice[data-face='5']")
     until(page, lambda d: "Play as marked" in text_of(d, "#pending .btn.good"))
