@@ -70,15 +70,23 @@ def picture(driver, css: str, width: int | None = None):
     return img
 
 
-def tap_at(driver, img, fx: float, fy: float) -> None:
-    """Tap `img` at (fx, fy), each 0-1 of its width and height, once the phone has joined
-    (a watcher's taps on a photo do nothing)."""
+def tap_at(driver, css: str, fx: float, fy: float, width: int | None = None) -> None:
+    """Tap the image at `css` (see `picture`) at (fx, fy), each 0-1 of its width and
+    height, once the phone has joined (a watcher's taps on a photo do nothing). The image
+    is found afresh for the tap: a live update may have re-rendered it since."""
     from selenium.webdriver.common.action_chains import ActionChains
 
     until(driver, lambda d: "Playing" in text_of(d, "#who"))
-    w, h = img.size["width"], img.size["height"]
-    ActionChains(driver).move_to_element_with_offset(  # offsets from the image's centre
-        img, round(w * (fx - 0.5)), round(h * (fy - 0.5))).click().perform()
+    picture(driver, css, width)
+
+    def tap_once(d):
+        img = d.find_element(By.CSS_SELECTOR, css)
+        w, h = img.size["width"], img.size["height"]
+        ActionChains(d).move_to_element_with_offset(  # offsets from the image's centre
+            img, round(w * (fx - 0.5)), round(h * (fy - 0.5))).click().perform()
+        return True
+
+    until(driver, tap_once)
 
 
 def test_a_roll_typed_on_an_iphone_engine_reaches_the_table(live_server, webkit):
@@ -140,7 +148,7 @@ def test_a_missed_die_is_marked_by_a_tap_on_the_photo_on_an_iphone_engine(live_s
     read_in_a_new_game(table, [1, 2, 2, 4, 4])  # the sixth die, at (460, 100), missed
     page = webkit()
     page.get(f"{base}/?code={PIN}")
-    tap_at(page, picture(page, "#pending .markpic img", 640), 460 / 640, 100 / 480)
+    tap_at(page, "#pending .markpic img", 460 / 640, 100 / 480, width=640)
     tap(page, "#facepick [data-face='5']")
     until(page, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#pending .mark.missed")) == 1)
     marks = table.state()["pending"]["marks"]
@@ -159,10 +167,9 @@ def test_the_tray_is_framed_by_tapping_its_corners_on_an_iphone_engine(live_serv
     page.get(f"{base}/?code={PIN}")
     until(page, lambda d: "Playing" in text_of(d, "#who"))
     tap(page, "nav button[data-tab=table]")
-    img = picture(page, "#calib-img")
     corners = [(0.25, 0.2), (0.75, 0.2), (0.75, 0.8), (0.25, 0.8)]
     for fx, fy in corners:
-        tap_at(page, img, fx, fy)
+        tap_at(page, "#calib-img", fx, fy)
     until(page, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#calib svg circle")) == 4)
     tap(page, "#calib button.primary")
     until(page, lambda d: "tray framed" in text_of(d, "#calib .card-head"))
