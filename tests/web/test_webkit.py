@@ -58,20 +58,19 @@ def tap(driver, css: str) -> None:
     until(driver, click)
 
 
-def picture(driver, css: str, width: int | None = None):
-    """The image at `css` once it has loaded (`width` px wide, if given) and is laid out,
-    scrolled to the middle of the screen."""
+def picture(driver, css: str, width: int | None = None) -> None:
+    """Wait for the image at `css` to load (`width` px wide, if given) and be laid out,
+    then scroll it to the middle of the screen (in the same script: no element handle
+    for a live re-render to make stale)."""
     until(driver, lambda d: d.execute_script(
         "var i = document.querySelector(arguments[0]);"
-        "return !!i && i.naturalWidth > 0 && (!arguments[1] || i.naturalWidth === arguments[1])"
-        " && i.getBoundingClientRect().width > 100;", css, width))
-    img = driver.find_element(By.CSS_SELECTOR, css)
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", img)
-    return img
+        "var ok = !!i && i.naturalWidth > 0 && (!arguments[1] || i.naturalWidth === arguments[1])"
+        " && i.getBoundingClientRect().width > 100;"
+        "if (ok) i.scrollIntoView({block: 'center'}); return ok;", css, width))
 
 
 def tap_at(driver, css: str, fx: float, fy: float, width: int | None = None) -> None:
-    """Tap the image at `css` (see `picture`) at (fx, fy), each 0-1 of its width and
+    """Tap the image at `css` (once `picture` has it) at (fx, fy), each 0-1 of its width and
     height, once the phone has joined (a watcher's taps on a photo do nothing). The image
     is found afresh for the tap: a live update may have re-rendered it since."""
     from selenium.webdriver.common.action_chains import ActionChains
