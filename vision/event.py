@@ -24,7 +24,9 @@ colour matches them better than any Event face.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
@@ -67,6 +69,7 @@ PIP_MARGIN = 0.8  # a die of a player's colour is the Event die only when it win
 PLAYED_SCORE = 0.6
 
 _CACHE: dict[int, tuple[EventDie, Any]] = {}
+_FRAME = threading.local()  # .matches: one frame's _match results (one_frame), per thread
 
 
 def _weight() -> np.ndarray:
@@ -428,13 +431,36 @@ def event_face(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
     return name, event_confidence(margin * fit)
 
 
+@contextmanager
+def one_frame(frame: np.ndarray) -> Iterator[None]:
+    """Inside it, a die of `frame` matched to the Event die once (event_face, then
+    event_likeness for the same box and body colour, as vision.reader.read_dice asks
+    when several dice are read as the Event die) is not matched again: the match is the
+    reader's dearest step (a few milliseconds a die). Kept for this frame object only,
+    on this thread, and dropped on leaving: a camera that fills the same array with the
+    next picture is matched afresh."""
+    outer = getattr(_FRAME, "matches", None)
+    _FRAME.matches = (frame, {})
+    try:
+        yield
+    finally:
+        _FRAME.matches = outer
+
+
 def _match(frame: np.ndarray, box: tuple[float, ...] | list[float], profile: Profile,
            body: np.ndarray) -> tuple[_Learned, dict[str, float], float]:
     """The learned Event die, and the die in `box` matched to it: ({face: best distance},
-    best pip-layout distance), _Learned.match."""
+    best pip-layout distance), _Learned.match. Remembered inside one_frame(frame)."""
+    scope = getattr(_FRAME, "matches", None)
+    memo = scope[1] if scope is not None and scope[0] is frame else None
+    key = (tuple(float(v) for v in box), np.asarray(body, np.float64).tobytes(), id(profile.event))
+    if memo is not None and key in memo and memo[key][0] is profile.event:
+        return memo[key][1]
     learned = _learned(profile.event)
     views = query_views(frame, face_squares(frame, box, body), profile.event.body.mean_array())
     best, pips = learned.match(views)
+    if memo is not None:
+        memo[key] = (profile.event, (learned, best, pips))
     return learned, best, pips
 
 

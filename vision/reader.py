@@ -25,7 +25,7 @@ import numpy as np
 
 from vision.color import body_color, color_distance, crop_bounds, die_color, medians_u8
 from vision.detect import DET_SIDE, Candidate, DieDetector, full_frame_scale
-from vision.event import MAX_BODY_DISTANCE, event_face, event_likeness
+from vision.event import MAX_BODY_DISTANCE, event_face, event_likeness, one_frame
 from vision.faces import DISAGREE_CAP, FaceRead, FaceReader
 from vision.onnxnets import model_dir, stamp
 from vision.quality import frame_warnings, tray_mask
@@ -652,6 +652,12 @@ def read_dice(frame: np.ndarray, *, profile: Any = None, models: str | Path | No
     """
     raw = _check_frame(frame)
     profile = _default_profile() if profile is None else profile
+    with one_frame(raw):  # a die matched to the Event die is matched once
+        return _read(raw, profile, models)
+
+
+def _read(raw: np.ndarray, profile: Any, models: str | Path | None) -> Reading:
+    """read_dice of a checked frame."""
     rotation = int(getattr(profile, "rotation", 0) or 0)
     upright = cv2.rotate(raw, _ROTATE[rotation]) if rotation in _ROTATE else raw
     upright = even_light(upright)  # for the networks; colours and warnings see the frame as is

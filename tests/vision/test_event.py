@@ -422,3 +422,34 @@ def test_a_face_match_score_of_played_score_is_as_sure_as_the_table_plays():
     mapped = np.array([event_confidence(s) for s in np.linspace(0, 1, 41)])
     assert (np.diff(mapped) > 0).all()
     assert event_confidence(0.5) < PLAY_CONFIDENCE <= event_confidence(0.61)
+
+
+def test_a_die_is_matched_once_a_frame_and_afresh_in_the_next(learned: Profile,
+                                                                monkeypatch) -> None:
+    """Inside one_frame (read_dice), event_likeness after event_face of the same die does
+    not match it again, and gives what it gives without the memo; a new frame, even in
+    the same array, and any call outside the scope are matched afresh."""
+    from vision import event
+    from vision.event import event_likeness, one_frame
+
+    frame, (dragon, six) = _event_and_soldier(learned, 41)
+    plain = [event_face(frame, dragon, profile=learned),
+             event_likeness(frame, dragon, profile=learned)]
+    runs = []
+    real = event.query_views
+    monkeypatch.setattr(event, "query_views", lambda *a, **k: runs.append(1) or real(*a, **k))
+    with one_frame(frame):
+        memo = [event_face(frame, dragon, profile=learned),
+                event_likeness(frame, dragon, profile=learned)]
+        assert len(runs) == 1
+        event_likeness(frame, six, profile=learned)  # another die: matched
+        assert len(runs) == 2
+        event_likeness(frame.copy(), dragon, profile=learned)  # another frame: matched
+        assert len(runs) == 3
+    assert memo == plain
+    event_likeness(frame, dragon, profile=learned)  # outside: matched
+    assert len(runs) == 4
+    with one_frame(frame):  # the same array holding the next picture: matched afresh
+        frame[:] = np.roll(frame, 40, axis=1)
+        event_likeness(frame, dragon, profile=learned)
+    assert len(runs) == 5
