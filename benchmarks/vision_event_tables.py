@@ -1,15 +1,17 @@
 """The Event die end to end, on rendered Dragon Farkle tables no network was trained on.
 
     .venv/bin/python benchmarks/vision_event_tables.py [--tables 6] [--rolls 20]
+                                                       [--event-pictures 2]
                                                        [--cache DIR] [--render-only]
 
 Each table (numbers 100000 and up, far from the training renders') is pinned: one tray,
 camera and light, two or three players' colour sets (one sometimes of the Event die's
 own colour) and an Event die whose body is black, white, a set's colour or any other.
 For each table the frames a player would take are rendered: the empty tray, each
-player's six dice alone, the Event die alone showing each face (2 frames a face, at
-random spots), then `--rolls` rolls (one player's 1-6 Soldier dice and the Event die;
-every fifth with two players' dice). They are cached in `--cache` (default
+player's six dice alone, the Event die alone showing each face (--event-pictures
+frames a face, 2 unless told, at random spots; the players may take more), then
+`--rolls` rolls (one player's 1-6 Soldier dice and the Event die; every fifth with two
+players' dice). They are cached in `--cache` (default
 .cache/vision_event_tables, resumable; a frame whose table or dice change is rendered
 again). Rendering needs the `render` extra (bpy); reading the cache does not (without
 bpy, the tables not cached are left out and named).
@@ -50,6 +52,7 @@ REPO = Path(__file__).resolve().parent.parent
 CACHE = REPO / ".cache" / "vision_event_tables"
 FIRST_TABLE = 100000
 FACES = ("blank", "dragon", "rally")
+MAX_EVENT_PICTURES = 6  # of each face (--event-pictures)
 # Per table: the Event die's body, the players' colour sets, the tray floor (None: drawn).
 # The first two are the issue's cases: a black Event die alone on teal felt, and black
 # Soldier dice beside a black Event die.
@@ -83,21 +86,26 @@ def table_scene(k: int) -> Any:
     return scene
 
 
-def table_frames(scene: Any, k: int, rolls: int) -> list[tuple[str, list[Any]]]:
-    """(name, dice) of every frame of table k: "tray", "player-NAME", "event-FACE-i",
-    "roll-i"; drawn from the table's number alone."""
+def table_frames(scene: Any, k: int, rolls: int, event_pictures: int = 2
+                 ) -> list[tuple[str, list[Any]]]:
+    """(name, dice) of every frame of table k: "tray", "player-NAME", "event-FACE-i"
+    (`event_pictures` a face), "roll-i"; drawn from the table's number alone (pictures
+    past the first two from a stream of their own, so the other frames stay as they are)."""
     from vision.training.render.placement import place
 
     rng = np.random.default_rng([FIRST_TABLE + k, 22])
+    more = np.random.default_rng([FIRST_TABLE + k, 23])
     event = scene.event
     out: list[tuple[str, list[Any]]] = [("tray", [])]
     for name, look in scene.sets:
         items = [(int(rng.integers(1, 7)), look, name, "soldier") for _ in range(6)]
         out.append((f"player-{name}", place(rng, scene, items, touch=0.0, in_view=1.0)))
     for face in FACES:
-        for i in range(2):
-            out.append((f"event-{face}-{i}",
-                        place(rng, scene, [(face, event, "event", "event")], in_view=1.0)))
+        for i in range(MAX_EVENT_PICTURES):  # all drawn: the first N the same for any N
+            pick = rng if i < 2 else more
+            die = place(pick, scene, [(face, event, "event", "event")], in_view=1.0)
+            if i < event_pictures:
+                out.append((f"event-{face}-{i}", die))
     for i in range(rolls):
         players = [scene.sets[i % len(scene.sets)]]
         if i % 5 == 4:
@@ -303,12 +311,14 @@ def main() -> int:
     ap.add_argument("--rolls", type=int, default=20)
     ap.add_argument("--cache", type=Path, default=CACHE)
     ap.add_argument("--render-only", action="store_true", help="render the missing frames, read none")
+    ap.add_argument("--event-pictures", type=int, default=2, choices=range(1, MAX_EVENT_PICTURES + 1), metavar="N",
+                    help="pictures of each Event face the calibration learns from")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     tables = []
     for k in range(args.tables):
         scene = table_scene(k)
-        tables.append((k, scene, table_frames(scene, k, args.rolls)))
+        tables.append((k, scene, table_frames(scene, k, args.rolls, args.event_pictures)))
     missing = [k for k, s, f in tables if load(args.cache, k, s, f) is None]
     if missing:
         try:

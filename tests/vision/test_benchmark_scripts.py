@@ -186,3 +186,20 @@ def test_the_two_rune55_sets_are_one_source_held_out_together():
 
     assert source_of("rune55-gray-topdown") == source_of("rune55-oblique") == "rune55"
     assert source_of("byler-2019-12-08") == "byler-2019-12-08"
+
+
+def test_more_event_pictures_leave_the_other_frames_of_a_rendered_table_as_they_were():
+    """--event-pictures N: N pictures of each Event face, the first two and every roll
+    the same as with two (the cached renders stay valid), the rest new spots."""
+    import vision_event_tables as tables
+
+    scene = tables.table_scene(0)
+    two = dict(tables.table_frames(scene, 0, 5))
+    four = dict(tables.table_frames(scene, 0, 5, event_pictures=4))
+    one = dict(tables.table_frames(scene, 0, 5, event_pictures=1))
+    assert set(four) - set(two) == {f"event-{f}-{i}" for f in tables.FACES for i in (2, 3)}
+    assert all(four[name] == dice for name, dice in two.items())
+    assert set(two) - set(one) == {f"event-{f}-1" for f in tables.FACES}
+    assert all(two[name] == dice for name, dice in one.items())
+    spots = {(four[f"event-dragon-{i}"][0].x, four[f"event-dragon-{i}"][0].y) for i in range(4)}
+    assert len(spots) == 4
