@@ -18,7 +18,10 @@ bpy, the tables not cached are left out and named).
 
 The table is then calibrated through calibration.procedures.build_profile (tray,
 players, Event die, each part kept or reported on its own) and every roll read with
-vision.read_dice(profile=...), and again without calibration. Printed per table and
+vision.read_dice(profile=...); again with the profile learning, roll after roll, the
+Event die's faces the players give for the rolls not played right ("learning": what a
+real camera's table does, companion/controller/teaching.py); and without calibration.
+Printed per table and
 overall: whether the calibration found the Event die (and why not), the Event die found
 with its face right (x of the rolls that show it), Soldier dice taken for the Event die,
 Soldier dice right and those given another player's colour (the table asks when half a
@@ -279,7 +282,12 @@ def score_roll(dice: Any, labels: list[dict], warnings: Any) -> Counts:
     return c
 
 
-def read_rolls(frames: dict[str, tuple[np.ndarray, list[dict]]], profile: Any) -> Counts:
+def read_rolls(frames: dict[str, tuple[np.ndarray, list[dict]]], profile: Any,
+               learn: bool = False) -> Counts:
+    """The rolls read in turn with `profile`. learn: as a real camera's table does, the
+    players answer every roll not played right, and a view of the Event die's face they
+    give is learned (vision.photolog.event_view_to_learn, when label_dice can label the
+    roll without the players' marks) before the next roll is read."""
     from vision import read_dice
 
     total = Counts()
@@ -291,7 +299,32 @@ def read_rolls(frames: dict[str, tuple[np.ndarray, list[dict]]], profile: Any) -
         c = score_roll(reading.dice, labels, reading.warnings)
         c.ms.append(ms)
         total.add(c)
+        if learn and not c.right:
+            profile = learned_from_answer(profile, image, reading.dice, labels)
     return total
+
+
+def learned_from_answer(profile: Any, image: np.ndarray, dice: Any, labels: list[dict]) -> Any:
+    """The profile after the players answered a roll with its labels (the Event die's
+    face, no marks on the photo): with one more view of that face when the table would
+    learn one (companion/controller/teaching.py)."""
+    from calibration.event_die import with_view_from_play
+    from companion.controller.marks import PhotoMarks
+    from vision.photolog import event_view_to_learn
+    from vision.types import PLAY_CONFIDENCE
+
+    events = [lab["value"] for lab in labels if lab["kind"] == "event"]
+    if profile.event is None or len(events) != 1:
+        return profile
+    label = PhotoMarks(image, list(dice)).event_label(events[0])
+    view = None if label is None else event_view_to_learn(dice, [label], PLAY_CONFIDENCE)
+    if view is None:
+        return profile
+    try:
+        event = with_view_from_play(profile.event, image, *view)
+    except ValueError:  # a square too small: the table learns nothing either
+        return profile
+    return profile if event is None else replace(profile, event=event)
 
 
 def describe(k: int, scene: Any, frames: dict[str, tuple[np.ndarray, list[dict]]]) -> str:
@@ -337,7 +370,7 @@ def main() -> int:
         return 0
     from vision.evaluate import why_text
 
-    totals = {"calibrated": Counts(), "uncalibrated": Counts()}
+    totals = {"calibrated": Counts(), "learning": Counts(), "uncalibrated": Counts()}
     found = 0
     shown: Counter = Counter()  # Event pictures: (learned on the die?, shown as sure?)
     for k, scene, names in tables:
@@ -349,8 +382,8 @@ def main() -> int:
         shown.update((on, sure) for _, box, on, sure in pictures if box is not None)
         print(f"  calibration: Event die {verdict}"
               + "".join(f"; {f}" for f in failed if not f.startswith("event")))
-        for mode, prof in (("calibrated", profile), ("uncalibrated", None)):
-            c = read_rolls(frames, prof)
+        for mode, prof in (("calibrated", profile), ("learning", profile), ("uncalibrated", None)):
+            c = read_rolls(frames, prof, learn=mode == "learning")
             totals[mode].add(c)
             print(f"  {mode:12s} {c.line()}")
     print(f"overall, {len(tables)} tables: calibration found the Event die on {found}")

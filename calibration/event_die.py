@@ -3,7 +3,9 @@
 - `event_boxes(frames_by_face)`: the die's top face square in every frame, found by the
   reader's detector and by colour, whichever recurs;
 - `learn_event(frames_by_face)`: the die's body colour and a template of each face
-  (`vision/event.py` reads the faces with them at play time).
+  (`vision/event.py` reads the faces with them at play time);
+- `with_view_from_play(event, frame, box, face)`: one more view of a face, from a roll
+  whose Event die the camera was unsure of or misread and the players gave its face.
 
 The players' dice and the tray are learned in `calibration/procedures.py`, whose
 `build_profile` puts it all together; both find dice with `calibration/finding.py`.
@@ -28,6 +30,7 @@ from vision.event import face_squares, face_template
 
 PART_OF_FACE = 0.65  # a face square under this share of the blank face's is a part of a face
 SURE_DIE = 0.5  # a square learned from with the face classifier's die probability under this: "check it"
+PLAY_VIEWS = 4  # views of a face, the calibration's pictures among them, before play adds no more
 
 
 def event_boxes(frames: Mapping[str, Sequence[np.ndarray]], *,
@@ -230,3 +233,22 @@ def learn_event(frames: Mapping[str, Sequence[np.ndarray]],
     body = ColorModel.from_pixels(pixels)
     templates = tuple(face_template(img, box, face) for face, img, box in found)
     return EventDie(body, templates)
+
+
+def with_view_from_play(event: EventDie, frame: np.ndarray, box: Box, face: str
+                        ) -> EventDie | None:
+    """The Event die with one more view of `face`: its top face square `box` (frame pixels,
+    as the reader found it) in a frame whose face the players gave; None when that face
+    has PLAY_VIEWS views already. Raises ValueError for an unknown face or a square too
+    small to learn from.
+
+    Two pictures of a face at calibration leave it unsure on dice whose emblem the light,
+    the lens or the turn changes. On the ten rendered tables of
+    benchmarks/vision_event_tables.py ("learning"), adding the face of every roll the
+    players answered whose Event die was read wrong or unsurely, up to PLAY_VIEWS a face,
+    read the face right in 160 rolls of 200 instead of 144, each roll read before its own
+    answer was learned (47 views learned; 7 of them on a Soldier die the reader had taken
+    for the Event die, which the players' answer does not say)."""
+    if len(event.faces(face)) >= PLAY_VIEWS:
+        return None
+    return EventDie(event.body, event.templates + (face_template(frame, box, face),))

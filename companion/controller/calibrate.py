@@ -186,6 +186,23 @@ class ProfileKeeper:
             self.event_frames = {f: v for f, v in frames.items() if v}
         return self._event_summary(None)
 
+    def learn_event_view(self, frame: Any, box: Sequence[float], face: str) -> bool:
+        """Learn one more view of an Event-die face from a roll the players checked (the
+        die's top face square `box` in `frame`, their face `face`), saved with the
+        profile; False when the profile has no Event die or that face has views enough
+        (calibration.event_die.PLAY_VIEWS). ValueError: nothing learned or saved."""
+        from calibration.event_die import with_view_from_play
+
+        with self._event_lock:
+            event = self.profile.event
+            if event is None:
+                return False
+            learned = with_view_from_play(event, need(frame), tuple(float(v) for v in box), face)
+            if learned is None:
+                return False
+            self._replace(event=learned)
+        return True
+
     def restart_event(self) -> dict[str, Any]:
         """Forget the Event-die pictures taken so far (a face tapped wrong): the die
         learned from them stays in use until every face has a new picture."""

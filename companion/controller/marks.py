@@ -153,6 +153,16 @@ class PhotoMarks:
             return None  # label_dice's order: soldiers, then the Event die
         return labels
 
+    def event_label(self, event: str | None) -> dict[str, Any] | None:
+        """The Event die's label for the players' answer `event` ({"value", "bbox",
+        "kind": "event"}): the one die on the photo read or marked as the Event die, with
+        the face they gave; None without one, with several, or when the face marked on it
+        is another. Unlike labels(), it needs no Soldier die settled."""
+        found = [(d, given) for d, given in self._photo_dice() if d.kind == "event"]
+        if event is None or len(found) != 1 or (found[0][1] and found[0][0].value != event):
+            return None
+        return {"value": event, "bbox": [float(v) for v in found[0][0].box], "kind": "event"}
+
     def asked(self, below: float) -> list[dict[str, Any]]:
         """The read dice the camera was not sure of (confidence below `below`, or no face),
         for the phones to settle with one tap each: centre and box in 0-1 of the photo, the

@@ -180,18 +180,23 @@ def advisor_folder(data_dir: Path) -> Path:
     return Path(os.environ.get("DRAGON_FARKLE_ADVISOR_CACHE") or Path(data_dir) / "advisor")
 
 
+def real_camera(camera_config: Any) -> bool:
+    """Whether the table reads a real camera: not the replay camera, nor none."""
+    from hardware.camera.base import CameraSpecError
+    from hardware.camera.open import parse_spec
+
+    try:
+        return parse_spec(camera_config.spec)[0] != "replay"
+    except CameraSpecError:  # "none", or a bad spec the camera loop reports
+        return False
+
+
 def photo_log(camera_config: Any, data_dir: Path) -> Any:
     """Where a real camera's checked rolls are kept (DATA/dice-photos), or None: the
     replay camera plays photos that are labelled already, and keep_photos = 0 keeps none."""
-    from hardware.camera.base import CameraSpecError
-    from hardware.camera.open import parse_spec
     from vision.photolog import PhotoLog
 
-    try:
-        real = parse_spec(camera_config.spec)[0] != "replay"
-    except CameraSpecError:  # "none", or a bad spec the camera loop reports
-        real = False
-    if camera_config.keep_photos <= 0 or not real:
+    if camera_config.keep_photos <= 0 or not real_camera(camera_config):
         return None
     return PhotoLog(Path(data_dir) / "dice-photos", limit=camera_config.keep_photos)
 
@@ -248,6 +253,8 @@ def build_runtime(config: Any, *, data_dir: Path, camera: str | None, keeper: Pr
     if camera_config.spec != "none":
         runtime.camera_loop = open_camera_loop(table, camera_config, keeper)
         runtime.calibration = keeper
+        if real_camera(camera_config):  # the replay camera's table is the demo's, not yours
+            table.learn_event_view = keeper.learn_event_view
         if runtime.camera_loop is not None and camera_config.is_demo:
             runtime.demo = follow_demo(table, runtime.camera_loop)
     if config.leds.backend != "none":

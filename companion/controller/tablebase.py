@@ -51,6 +51,9 @@ class TableBase:
         self.advisor = advisor  # a TableAdvisor, or None: no advice at this table
         self.photos = photos  # a vision.photolog.PhotoLog: frames whose roll the players checked
         self.learning: Any = None  # a learning.DiceLearning: "Learn our dice" (set by the runtime)
+        # Learns an Event-die face the players gave from its frame: (frame, box, face) ->
+        # learned? (calibrate.ProfileKeeper.learn_event_view; set by the runtime for a real camera)
+        self.learn_event_view: Callable[[np.ndarray, Sequence[float], str], bool] | None = None
         self.settings: dict[str, Any] = DEFAULT_SETTINGS | store.settings()
         self.engine = engine or importlib.import_module("companion.rules")
         self.clock = clock

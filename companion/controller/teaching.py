@@ -86,9 +86,10 @@ class Teaching(TableBase):
                     marks: PhotoMarks | None = None) -> None:
         """The players gave the real roll for a frame the camera was unsure of, or misread:
         give the frame and its read dice (as the players marked them on the photo) to the
-        photo log, which keeps them labelled if it can."""
+        photo log, which keeps them labelled if it can, and the Event die's face they gave
+        to the profile (_learn_event_face)."""
         roll = next((s for s in steps if "roll" in s), None)
-        if self.photos is None or roll is None:
+        if roll is None or (self.photos is None and self.learn_event_view is None):
             return
         assert self.game is not None
         name = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock()))
@@ -96,10 +97,31 @@ class Teaching(TableBase):
         marks = marks or PhotoMarks(frame, list(reading.dice))
         try:
             labels = marks.labels(roll["roll"], roll.get("event"))
-            if labels is not None:
+            if labels is not None and self.photos is not None:
                 self.photos.add(frame, labels, name)
         except (OSError, ValueError) as err:  # a full card or a bad manifest: the game goes on
             log.warning("the checked roll's photo was not kept: %s", err)
+        self._learn_event_face(frame, reading, marks.event_label(roll.get("event")))
+
+    def _learn_event_face(self, frame: np.ndarray, reading: Any, label: dict[str, Any] | None
+                          ) -> None:
+        """The players gave the Event die's face of a roll the camera read (`label`, the
+        die on the photo: PhotoMarks.event_label): when the camera had read that die with
+        another face, as a Soldier die or below the play threshold
+        (vision.photolog.event_view_to_learn), the profile learns that view of the face
+        (learn_event_view), so the next rolls read it better."""
+        from vision.photolog import event_view_to_learn
+
+        if self.learn_event_view is None or label is None:
+            return
+        view = event_view_to_learn(reading.dice, [label], self.min_confidence)
+        if view is None:
+            return
+        try:
+            if self.learn_event_view(frame, *view):
+                log.info("learned a view of the Event die's %s face from a checked roll", view[1])
+        except (OSError, ValueError) as err:  # a full card or a square too small: play goes on
+            log.warning("the Event die's face was not learned from the checked roll: %s", err)
 
     def _photos_kept(self) -> dict[str, Any] | None:
         """How many checked rolls' photos the table keeps, where (None: it keeps none)."""

@@ -339,3 +339,38 @@ def test_event_die_faces_boxed_whole_are_left_as_found(monkeypatch) -> None:
     found = event_boxes(frames)
     monkeypatch.setattr(event_die, "PART_OF_FACE", 0.0)  # no square is grown
     assert event_boxes(frames) == found
+
+
+def test_play_adds_views_of_a_face_up_to_a_few_and_they_are_saved(tmp_path: Path) -> None:
+    """A face the players gave for a roll the camera was unsure of is learned as one
+    more view (with_view_from_play) until that face has PLAY_VIEWS; the keeper saves
+    the profile with it, and refuses, saving nothing, a square too small or a face the
+    Event die does not have."""
+    import dataclasses
+
+    from calibration.event_die import PLAY_VIEWS, with_view_from_play
+    from calibration.profile import default_profile
+    from companion.controller.calibrate import ProfileKeeper
+
+    rng = np.random.default_rng(16)
+    background = procedural_background((360, 480), rng)
+    event = learn_event({f: [random_event_frame(f, rng, background=background)[0]] for f in FACES})
+    frame, box = random_event_frame("dragon", rng, background=background, others=2)
+    more = with_view_from_play(event, frame, box, "dragon")
+    assert more is not None and more.templates[:-1] == event.templates
+    assert len(more.faces("dragon")) == 2 and more.templates[-1].face == "dragon"
+    assert event_face(frame, box, profile=dataclasses.replace(default_profile(), event=more))[0] == "dragon"
+    for _ in range(PLAY_VIEWS - 2):
+        more = with_view_from_play(more, frame, box, "dragon")
+    assert len(more.faces("dragon")) == PLAY_VIEWS
+    assert with_view_from_play(more, frame, box, "dragon") is None
+    with pytest.raises(ValueError):
+        with_view_from_play(event, frame, box, "skull")
+
+    keeper = ProfileKeeper(dataclasses.replace(default_profile(), event=event), tmp_path / "prof")
+    assert keeper.learn_event_view(frame, box, "dragon")
+    assert len(load_profile(tmp_path / "prof").event.faces("dragon")) == 2
+    with pytest.raises(ValueError):
+        keeper.learn_event_view(frame, (box[0], box[1], 4, 4), "rally")
+    assert len(load_profile(tmp_path / "prof").event.templates) == len(event.templates) + 1
+    assert not ProfileKeeper(default_profile(), None).learn_event_view(frame, box, "blank")

@@ -575,3 +575,100 @@ def test_an_unread_event_die_offers_its_three_faces(table, fakes, loop_for):
     state = table.mark_pending({"x": asked["x"], "y": asked["y"], "face": "dragon"})
     assert state["pending"]["photo_roll"] == {"roll": [1, 2, 2, 4, 4, 6], "event": "dragon"}
     assert state["pending"]["unsure"][0]["marked"] == "dragon"
+
+
+def _learning(table) -> list:
+    learned: list = []
+    table.learn_event_view = lambda frame, box, face: learned.append((frame.shape, list(box), face)) or True
+    return learned
+
+
+def test_an_event_face_the_players_gave_for_an_unsure_read_is_learned(table, fakes, loop_for):
+    """The players' answer for a roll whose Event die the camera read unsurely teaches
+    the profile that view of the face (its square as read); without a photo log too."""
+    learned = _learning(table)
+    assert table.photos is None
+    table.apply_step({"action": "recruit"})
+    reader = fakes.Reader()
+    read = fakes.reading([1, 2, 2, 4, 4, 5], "blank")
+    reader.next.append(type(read)(dice=(*read.dice[:6], fakes.event("rally", conf=0.6)), warnings=()))
+    loop_for(table, ["settled"], reader).step()
+    table.apply_step({"roll": [1, 2, 2, 4, 4, 5], "event": "blank"})  # the players' answer
+    assert learned == [(fakes.Camera().read().shape, [590.0, 390.0, 20.0, 20.0], "blank")]
+
+
+def test_an_event_face_read_right_and_surely_is_not_learned_again(table, fakes, loop_for):
+    learned = _learning(table)
+    table.apply_step({"action": "recruit"})
+    reader = fakes.Reader()
+    read = fakes.reading([1, 2, 2, 4, 4, 5], "blank")
+    unsure = fakes.soldier(3, 60.0 + 80 * 5, conf=0.3)  # asked about a Soldier die
+    reader.next.append(type(read)(dice=(*read.dice[:5], unsure, read.dice[6]), warnings=()))
+    loop_for(table, ["settled"], reader).step()
+    table.apply_step({"roll": [1, 2, 2, 4, 4, 5], "event": "blank"})
+    assert learned == []
+
+
+def test_an_event_face_read_surely_but_wrong_and_fixed_is_learned(table, fakes, loop_for):
+    learned = _learning(table)
+    table.apply_step({"action": "recruit"})
+    reader = fakes.Reader()
+    reader.next.append(fakes.reading([1, 2, 2, 4, 4, 5], "rally"))  # surely, but it was blank
+    loop_for(table, ["settled"], reader).step()
+    assert table.state()["history"][-1]["source"] == "camera" and learned == []
+    table.undo()  # "Wrong read? Fix it"
+    table.apply_step({"roll": [1, 2, 2, 4, 4, 5], "event": "blank"})
+    assert [face for *_, face in learned] == ["blank"]
+
+
+def test_a_face_that_cannot_be_learned_leaves_the_game_going(table, fakes, loop_for):
+    def refuse(frame, box, face):
+        raise ValueError("could not see the Event die's face in that frame")
+
+    table.learn_event_view = refuse
+    table.apply_step({"action": "recruit"})
+    reader = fakes.Reader()
+    reader.next.append(fakes.reading([1, 2, 2, 4, 4, 5], "blank", conf=0.3))
+    loop_for(table, ["settled"], reader).step()
+    state = table.apply_step({"roll": [1, 2, 2, 4, 4, 5], "event": "blank"})
+    assert state["history"][-1]["step"] == {"roll": [1, 2, 2, 4, 4, 5], "event": "blank"}
+    assert state["pending"] is None
+
+
+def test_only_a_real_cameras_table_learns_event_faces(tmp_path):
+    from companion.config import Config
+    from companion.controller.runtime import build_runtime, load_keeper
+
+    for spec, learns in (("replay", False), ("none", False), ("usb:97", True)):
+        keeper = load_keeper(None, tmp_path / spec.replace(":", ""))
+        runtime = build_runtime(Config(), data_dir=tmp_path / spec.replace(":", ""), camera=spec,
+                                keeper=keeper)  # a USB camera not plugged in: tried again later
+        assert runtime.table.learn_event_view == (keeper.learn_event_view if learns else None)
+
+
+def test_the_event_die_on_the_photo_is_the_one_read_or_marked_as_it(fakes):
+    """PhotoMarks.event_label: the one die on the photo taken for the Event die, with the
+    players' face; none when two are, or when the face marked on it is another."""
+    import numpy as np
+
+    from companion.controller.marks import PhotoMarks
+    from vision.photolog import event_view_to_learn
+
+    frame = np.zeros((480, 640, 3), np.uint8)
+    stray = fakes.soldier(4, 300.0)  # a Soldier die...
+    stray = type(stray)("event", "blank", stray.center, stray.box, 0.5)  # ...taken for the Event die
+    real = fakes.soldier(1, 100.0, conf=0.7)  # the Event die, read as a 1
+    marks = PhotoMarks(frame, [real, stray])
+    assert marks.event_label("dragon") == {"value": "dragon", "bbox": [290.0, 90.0, 20.0, 20.0],
+                                           "kind": "event"}
+    assert marks.event_label(None) is None
+    marks.faces[0] = "dragon"  # the players mark the real one: two Event dice, none learned
+    assert marks.event_label("dragon") is None
+    marks.faces[1] = 4  # and the stray its face: the real one is learned
+    label = marks.event_label("dragon")
+    assert label == {"value": "dragon", "bbox": [90.0, 90.0, 20.0, 20.0], "kind": "event"}
+    assert event_view_to_learn([real, stray], [label], 0.8) == ([90.0, 90.0, 20.0, 20.0], "dragon")
+    marks.faces[0] = "rally"  # a mark at odds with the answer
+    assert marks.event_label("dragon") is None
+    sure = fakes.event("dragon", conf=0.95)
+    assert event_view_to_learn([sure], [PhotoMarks(frame, [sure]).event_label("dragon")], 0.8) is None
