@@ -30,7 +30,7 @@ from vision.event import face_squares, face_template
 
 PART_OF_FACE = 0.65  # a face square under this share of the blank face's is a part of a face
 SURE_DIE = 0.5  # a square learned from with the face classifier's die probability under this: "check it"
-PLAY_VIEWS = 4  # views of a face, the calibration's pictures among them, before play adds no more
+PLAY_VIEWS = 6  # views of a face, the calibration's pictures among them, before play adds no more
 
 
 def event_boxes(frames: Mapping[str, Sequence[np.ndarray]], *,
@@ -247,7 +247,7 @@ def with_view_from_play(event: EventDie, frame: np.ndarray, box: Box, face: str
     benchmarks/vision_event_tables.py ("learning"), adding the face of every roll the
     players answered whose Event die was read wrong or unsurely, up to PLAY_VIEWS a face,
     read the face right in 160 rolls of 200 instead of 144, each roll read before its own
-    answer was learned (47 views learned; 7 of them on a Soldier die the reader had taken
+    answer was learned (62 views learned; 9 of them on a Soldier die the reader had taken
     for the Event die, which the players' answer does not say)."""
     if len(event.faces(face)) >= PLAY_VIEWS:
         return None
