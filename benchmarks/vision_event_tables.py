@@ -286,8 +286,7 @@ def read_rolls(frames: dict[str, tuple[np.ndarray, list[dict]]], profile: Any,
                learn: bool = False) -> Counts:
     """The rolls read in turn with `profile`. learn: as a real camera's table does, the
     players answer every roll not played right, and a view of the Event die's face they
-    give is learned (vision.photolog.event_view_to_learn, when label_dice can label the
-    roll without the players' marks) before the next roll is read."""
+    give is learned (learned_from_answer) before the next roll is read."""
     from vision import read_dice
 
     total = Counts()
