@@ -306,24 +306,25 @@ def read_rolls(frames: dict[str, tuple[np.ndarray, list[dict]]], profile: Any,
 def learned_from_answer(profile: Any, image: np.ndarray, dice: Any, labels: list[dict]) -> Any:
     """The profile after the players answered a roll with its labels (the Event die's
     face, no marks on the photo): with one more view of that face when the table would
-    learn one (companion/controller/teaching.py)."""
-    from calibration.event_die import with_view_from_play
+    learn one (companion/controller/teaching.py, through its ProfileKeeper)."""
+    from companion.controller.calibrate import ProfileKeeper
     from companion.controller.marks import PhotoMarks
     from vision.photolog import event_view_to_learn
     from vision.types import PLAY_CONFIDENCE
 
     events = [lab["value"] for lab in labels if lab["kind"] == "event"]
-    if profile.event is None or len(events) != 1:
+    if len(events) != 1:
         return profile
-    label = PhotoMarks(image, list(dice)).event_label(events[0])
-    view = None if label is None else event_view_to_learn(dice, [label], PLAY_CONFIDENCE)
+    view = event_view_to_learn(dice, PhotoMarks(image, list(dice)).event_label(events[0]),
+                               PLAY_CONFIDENCE)
     if view is None:
         return profile
+    keeper = ProfileKeeper(profile, None)  # learns as the table's does, saves nothing
     try:
-        event = with_view_from_play(profile.event, image, *view)
+        keeper.learn_event_view(image, *view)
     except ValueError:  # a square too small: the table learns nothing either
         return profile
-    return profile if event is None else replace(profile, event=event)
+    return keeper.profile
 
 
 def describe(k: int, scene: Any, frames: dict[str, tuple[np.ndarray, list[dict]]]) -> str:

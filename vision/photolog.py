@@ -78,22 +78,22 @@ def label_dice(dice: Sequence[Any], roll: Sequence[int], event: str | None
     return out
 
 
-def event_view_to_learn(dice: Sequence[Any], labels: Sequence[dict[str, Any]],
+def event_view_to_learn(dice: Sequence[Any], label: dict[str, Any] | None,
                         play_confidence: float) -> tuple[list[float], str] | None:
-    """The Event die's square (x, y, w, h) and face in `labels` (label_dice's for the
-    read `dice`, or the Event die's label alone) when the reader read that die (the same
-    square) with another face, as
-    a Soldier die, or below `play_confidence`: a view of the face worth learning
-    (calibration.event_die.with_view_from_play). None otherwise, and for an Event die the
-    players marked themselves (its square is only where they tapped)."""
-    event = next((lab for lab in labels if lab.get("kind") == "event"), None)
-    if event is None:
+    """The Event die's square (x, y, w, h) and face in `label` (its label for the read
+    `dice`: companion.controller.marks.PhotoMarks.event_label) when the reader read that
+    die (the same square) with another face, as a Soldier die, or below
+    `play_confidence`: a view of the face worth learning
+    (calibration.event_die.with_view_from_play). None otherwise, without a label, and
+    for an Event die the players marked themselves (its square is only where they
+    tapped)."""
+    if label is None:
         return None
-    read = next((d for d in dice if _bbox(d) == list(event["bbox"])), None)
-    if read is None or (read.kind == "event" and read.value == event["value"]
+    read = next((d for d in dice if _bbox(d) == list(label["bbox"])), None)
+    if read is None or (read.kind == "event" and read.value == label["value"]
                         and read.confidence >= play_confidence):
         return None
-    return list(event["bbox"]), str(event["value"])
+    return list(label["bbox"]), str(label["value"])
 
 
 def _bbox(die: Any) -> list[float]:

@@ -112,9 +112,9 @@ class Teaching(TableBase):
         (learn_event_view), so the next rolls read it better."""
         from vision.photolog import event_view_to_learn
 
-        if self.learn_event_view is None or label is None:
+        if self.learn_event_view is None:
             return
-        view = event_view_to_learn(reading.dice, [label], self.min_confidence)
+        view = event_view_to_learn(reading.dice, label, self.min_confidence)
         if view is None:
             return
         try:

@@ -667,8 +667,9 @@ def test_the_event_die_on_the_photo_is_the_one_read_or_marked_as_it(fakes):
     marks.faces[1] = 4  # and the stray its face: the real one is learned
     label = marks.event_label("dragon")
     assert label == {"value": "dragon", "bbox": [90.0, 90.0, 20.0, 20.0], "kind": "event"}
-    assert event_view_to_learn([real, stray], [label], 0.8) == ([90.0, 90.0, 20.0, 20.0], "dragon")
+    assert event_view_to_learn([real, stray], label, 0.8) == ([90.0, 90.0, 20.0, 20.0], "dragon")
     marks.faces[0] = "rally"  # a mark at odds with the answer
     assert marks.event_label("dragon") is None
     sure = fakes.event("dragon", conf=0.95)
-    assert event_view_to_learn([sure], [PhotoMarks(frame, [sure]).event_label("dragon")], 0.8) is None
+    assert event_view_to_learn([sure], PhotoMarks(frame, [sure]).event_label("dragon"), 0.8) is None
+    assert event_view_to_learn([sure], None, 0.8) is None
