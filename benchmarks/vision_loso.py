@@ -19,6 +19,11 @@ about; and each photo taken as one roll: how many rolls the table would play rig
 about, and play wrong (vision.evaluate.roll_outcome). The public sets hold no Event die:
 what is read as one there is counted on its own line and left out of the scores (the
 rune55 photos show unlabelled symbol dice, which are dice without pips).
+
+A set whose photos show more than the tray (byler's bottom strip is the tray's lip, with
+two screw heads that pass for dice) is read a second time inside its tray, as a table
+whose tray is calibrated reads it: the lines marked "inside its tray" (TRAYS, or
+--tray NAME=X0,Y0,X1,Y1).
 """
 from __future__ import annotations
 
@@ -48,9 +53,38 @@ from vision_accuracy import (
     why_line,
 )
 
+# Where the tray lies in a set's photos (x0, y0, x1, y1, pixels), for a second reading
+# inside it as a calibrated table reads (its profile's tray). byler: everything above the
+# lip (its dice end by y = 524; the screw heads on the lip lie at y = 580-600).
+TRAYS: dict[str, tuple[float, float, float, float]] = {"byler-2019-12-08": (0, 0, 640, 580)}
 
-def read_set(folder: Path, models: Path, limit: int | None):
-    """The Tally of the fold's models reading every photo of the set in `folder`, how
+
+def tray_profile(box: tuple[float, float, float, float]):
+    """A calibration profile that knows only the tray, the rectangle `box`."""
+    from calibration.profile import Profile
+
+    x0, y0, x1, y1 = box
+    return Profile(tray=[(x0, y0), (x1, y0), (x1, y1), (x0, y1)])
+
+
+def tray_argument(text: str) -> tuple[str, tuple[float, float, float, float]]:
+    """--tray NAME=X0,Y0,X1,Y1"""
+    name, _, box = text.partition("=")
+    values = box.split(",")
+    if not name or len(values) != 4:
+        raise argparse.ArgumentTypeError(f"--tray wants NAME=X0,Y0,X1,Y1, not {text!r}")
+    try:
+        x0, y0, x1, y1 = (float(v) for v in values)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--tray wants four numbers after {name}=") from None
+    if not (x0 < x1 and y0 < y1):
+        raise argparse.ArgumentTypeError(f"--tray {name}: the rectangle is empty")
+    return name, (x0, y0, x1, y1)
+
+
+def read_set(folder: Path, models: Path, limit: int | None, profile=None):
+    """The Tally of the fold's models reading every photo of the set in `folder` (with
+    the calibration `profile`, none by default, as photographed), how
     many Event dice were read in photos labelled without one (dropped from the scores)
     and in how many photos, and how many of the set's labels were corrected
     (vision.training.data.read_manifest)."""
@@ -64,7 +98,7 @@ def read_set(folder: Path, models: Path, limit: int | None):
     for entry in entries:
         frame = cv2.imread(str(folder / entry["file"]))
         t0, c0 = time.perf_counter(), time.process_time()
-        reading = read_dice(frame, models=models)
+        reading = read_dice(frame, models=models, profile=profile)
         ms, cpu = 1000 * (time.perf_counter() - t0), 1000 * (time.process_time() - c0)
         dice = reading.dice
         if not any(isinstance(d["value"], str) for d in entry["dice"]):
@@ -101,6 +135,16 @@ def train_fold(names: list[str], folder: Path, data: Path, extra: list[Path],
     subprocess.run(cmd, check=True, cwd=REPO)
 
 
+def _print_details(t, events: int, event_photos: int) -> None:
+    print(_asked_line(t))
+    print(rolls_line(t))
+    print(why_line(t.asked_why))
+    print(sweep_line(t))
+    if events:
+        print(f"{'':<6}read as the Event die: {events} in {event_photos} photos "
+              f"(left out of the scores: this set shows no Event die)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     data_arguments(ap)
@@ -113,7 +157,12 @@ def main() -> int:
                     help="a rendered or table's own set every fold also trains on")
     ap.add_argument("--only", action="append", default=[], metavar="NAME",
                     help="only these held-out sets")
+    ap.add_argument("--tray", action="append", default=[], type=tray_argument,
+                    metavar="NAME=X0,Y0,X1,Y1",
+                    help="read set NAME again inside this tray rectangle (pixels), as a "
+                         "calibrated table does; byler's is known (TRAYS)")
     args = ap.parse_args()
+    trays = TRAYS | dict(args.tray)
     sets = [s for s in data_sets(args.data) if not args.only or s.name in args.only]
     if not sets:
         return 2
@@ -151,13 +200,14 @@ def main() -> int:
         print(_line(f"{folder.name} (held out)", t))
         if note := fixes_line(fixed):
             print(note)
-        print(_asked_line(t))
-        print(rolls_line(t))
-        print(why_line(t.asked_why))
-        print(sweep_line(t))
-        if events:
-            print(f"{'':<6}read as the Event die: {events} in {event_photos} photos "
-                  f"(left out of the scores: this set shows no Event die)")
+        _print_details(t, events, event_photos)
+        if folder.name in trays:
+            box = trays[folder.name]
+            t, events, event_photos, _ = read_set(folder, fold, args.limit,
+                                                  tray_profile(box))
+            print(_line(f"  {folder.name} inside its tray {','.join(f'{v:g}' for v in box)}",
+                        t))
+            _print_details(t, events, event_photos)
         extra = ", ".join(Path(d).name for d in meta.get("extra_sets", [])) or "none"
         print(f"{'':<6}fold trained with recipe {meta.get('recipe') or 'shipped'}, "
               f"extra sets: {extra}", flush=True)
