@@ -21,8 +21,8 @@ what is read as one there is counted on its own line and left out of the scores 
 rune55 photos show unlabelled symbol dice, which are dice without pips).
 
 A set whose photos show more than the tray (byler's bottom strip is the tray's lip, with
-two screw heads that pass for dice) is read a second time inside its tray, as a table
-whose tray is calibrated reads it: the lines marked "inside its tray" (TRAYS, or
+two screw heads that pass for dice) is read a second time cut to the tray, as a camera
+over the tray sees it: the lines marked "cut to its tray" (TRAYS, or
 --tray NAME=X0,Y0,X1,Y1).
 """
 from __future__ import annotations
@@ -54,17 +54,25 @@ from vision_accuracy import (
 )
 
 # Where the tray lies in a set's photos (x0, y0, x1, y1, pixels), for a second reading
-# inside it as a calibrated table reads (its profile's tray). byler: everything above the
-# lip (its dice end by y = 524; the screw heads on the lip lie at y = 580-600).
-TRAYS: dict[str, tuple[float, float, float, float]] = {"byler-2019-12-08": (0, 0, 640, 580)}
+# of the photos cut to it, as a camera over the tray sees them. byler: everything above
+# the lip (its dice end by y = 524; the screw heads on the lip lie at y = 580-605). A
+# profile's tray was tried instead: some byler photos show the box's dark walls, which
+# a calibration would learn as the tray's but a rectangle cannot, so 33 rolls were
+# asked for "something in the tray".
+TRAYS: dict[str, tuple[float, float, float, float]] = {"byler-2019-12-08": (0, 0, 640, 560)}
 
 
-def tray_profile(box: tuple[float, float, float, float]):
-    """A calibration profile that knows only the tray, the rectangle `box`."""
-    from calibration.profile import Profile
-
-    x0, y0, x1, y1 = box
-    return Profile(tray=[(x0, y0), (x1, y0), (x1, y1), (x0, y1)])
+def cut_to(frame: np.ndarray, labels: list[dict], box: tuple[float, float, float, float]
+           ) -> tuple[np.ndarray, list[dict]]:
+    """The frame cut to the rectangle `box`, and the labels of the dice whose centre lies
+    in it, moved with it."""
+    x0, y0, x1, y1 = (max(0, round(v)) for v in box)
+    kept = []
+    for label in labels:
+        x, y, w, h = label["bbox"]
+        if x0 <= x + w / 2 < x1 and y0 <= y + h / 2 < y1:
+            kept.append({**label, "bbox": [x - x0, y - y0, w, h]})
+    return frame[y0:y1, x0:x1], kept
 
 
 def tray_argument(text: str) -> tuple[str, tuple[float, float, float, float]]:
@@ -82,9 +90,10 @@ def tray_argument(text: str) -> tuple[str, tuple[float, float, float, float]]:
     return name, (x0, y0, x1, y1)
 
 
-def read_set(folder: Path, models: Path, limit: int | None, profile=None):
-    """The Tally of the fold's models reading every photo of the set in `folder` (with
-    the calibration `profile`, none by default, as photographed), how
+def read_set(folder: Path, models: Path, limit: int | None,
+             tray: tuple[float, float, float, float] | None = None):
+    """The Tally of the fold's models reading every photo of the set in `folder` (as
+    photographed, or cut to the rectangle `tray`), how
     many Event dice were read in photos labelled without one (dropped from the scores)
     and in how many photos, and how many of the set's labels were corrected
     (vision.training.data.read_manifest)."""
@@ -97,16 +106,19 @@ def read_set(folder: Path, models: Path, limit: int | None, profile=None):
     total, events, event_photos = Tally(), 0, 0
     for entry in entries:
         frame = cv2.imread(str(folder / entry["file"]))
+        labels = entry["dice"]
+        if tray is not None:
+            frame, labels = cut_to(frame, labels, tray)
         t0, c0 = time.perf_counter(), time.process_time()
-        reading = read_dice(frame, models=models, profile=profile)
+        reading = read_dice(frame, models=models)
         ms, cpu = 1000 * (time.perf_counter() - t0), 1000 * (time.process_time() - c0)
         dice = reading.dice
-        if not any(isinstance(d["value"], str) for d in entry["dice"]):
+        if not any(isinstance(d["value"], str) for d in labels):
             kept = tuple(d for d in dice if d.kind != "event")
             events += len(dice) - len(kept)
             event_photos += len(kept) < len(dice)
             dice = kept
-        t = score(dice, entry["dice"], reading.warnings)
+        t = score(dice, labels, reading.warnings)
         t.ms.append(ms)
         t.cpu_ms.append(cpu)
         total.add(t)
@@ -159,8 +171,8 @@ def main() -> int:
                     help="only these held-out sets")
     ap.add_argument("--tray", action="append", default=[], type=tray_argument,
                     metavar="NAME=X0,Y0,X1,Y1",
-                    help="read set NAME again inside this tray rectangle (pixels), as a "
-                         "calibrated table does; byler's is known (TRAYS)")
+                    help="read set NAME again cut to this rectangle (pixels), its tray, as "
+                         "a camera over the tray sees it; byler's is known (TRAYS)")
     args = ap.parse_args()
     trays = TRAYS | dict(args.tray)
     sets = [s for s in data_sets(args.data) if not args.only or s.name in args.only]
@@ -203,9 +215,8 @@ def main() -> int:
         _print_details(t, events, event_photos)
         if folder.name in trays:
             box = trays[folder.name]
-            t, events, event_photos, _ = read_set(folder, fold, args.limit,
-                                                  tray_profile(box))
-            print(_line(f"  {folder.name} inside its tray {','.join(f'{v:g}' for v in box)}",
+            t, events, event_photos, _ = read_set(folder, fold, args.limit, box)
+            print(_line(f"  {folder.name} cut to its tray {','.join(f'{v:g}' for v in box)}",
                         t))
             _print_details(t, events, event_photos)
         extra = ", ".join(Path(d).name for d in meta.get("extra_sets", [])) or "none"

@@ -154,7 +154,7 @@ def test_leave_one_source_out_reads_each_set_with_its_own_fold(tmp_path):
     rolls = [r for r in done.stdout.splitlines() if "rolls: played right" in r]
     # byler read twice: as photographed, and inside its tray as a calibrated table reads
     assert len(rolls) == 3 and all(r.endswith("of 2") for r in rolls), done.stdout
-    inside = [r for r in done.stdout.splitlines() if " inside its tray " in r]
+    inside = [r for r in done.stdout.splitlines() if " cut to its tray " in r]
     assert len(inside) == 1 and inside[0].split()[0] == "byler-2019-12-08", done.stdout
     # a fold that saw the set it is to read is no fold; a missing one is said so
     meta = json.loads((folds / "matteop65-train" / "train_meta.json").read_text())
@@ -184,17 +184,21 @@ def test_surfaces_benchmark_lays_the_dice_on_every_tray():
     assert (out[55:65, 75:85] == (0, 0, 200)).all() and (out[:10, :10] == tray[:10, :10]).all()
 
 
-def test_a_tray_is_given_as_a_name_and_a_rectangle():
+def test_a_tray_is_given_as_a_name_and_a_rectangle_and_the_photo_cut_to_it():
     import argparse
 
-    from vision_loso import tray_argument, tray_profile
+    from vision_loso import cut_to, tray_argument
 
-    assert tray_argument("set=0,0,640,580") == ("set", (0.0, 0.0, 640.0, 580.0))
+    assert tray_argument("set=0,0,640,560") == ("set", (0.0, 0.0, 640.0, 560.0))
     for bad in ("set", "set=1,2,3", "=0,0,1,1", "set=0,0,a,1", "set=5,0,1,1"):
         with pytest.raises(argparse.ArgumentTypeError):
             tray_argument(bad)
-    profile = tray_profile((0, 0, 640, 580))
-    assert profile.in_tray((320, 300)) and not profile.in_tray((320, 590))
+    frame = np.zeros((640, 640, 3), np.uint8)
+    labels = [{"value": 2, "bbox": [100, 200, 30, 30]}, {"value": 5, "bbox": [300, 590, 20, 20]}]
+    cut, kept = cut_to(frame, labels, (50, 100, 640, 560))
+    assert cut.shape == (460, 590, 3)
+    assert kept == [{"value": 2, "bbox": [50, 100, 30, 30]}]  # moved; the lip's one left out
+    assert labels[0]["bbox"] == [100, 200, 30, 30]  # the set's own labels untouched
 
 
 def test_the_two_rune55_sets_are_one_source_held_out_together():
