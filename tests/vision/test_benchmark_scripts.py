@@ -152,7 +152,7 @@ def test_leave_one_source_out_reads_each_set_with_its_own_fold(tmp_path):
     rows = [r for r in done.stdout.splitlines() if "(held out)" in r and " correct " in r]
     assert [r.split()[0] for r in rows] == ["byler-2019-12-08", "matteop65-train"]
     rolls = [r for r in done.stdout.splitlines() if "rolls: played right" in r]
-    # byler read twice: as photographed, and inside its tray as a calibrated table reads
+    # byler read twice: as photographed, and cut to its tray as a camera over it sees it
     assert len(rolls) == 3 and all(r.endswith("of 2") for r in rolls), done.stdout
     inside = [r for r in done.stdout.splitlines() if " cut to its tray " in r]
     assert len(inside) == 1 and inside[0].split()[0] == "byler-2019-12-08", done.stdout
