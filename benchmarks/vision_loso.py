@@ -93,10 +93,9 @@ def tray_argument(text: str) -> tuple[str, tuple[float, float, float, float]]:
 def read_set(folder: Path, models: Path, limit: int | None,
              tray: tuple[float, float, float, float] | None = None):
     """The Tally of the fold's models reading every photo of the set in `folder` (as
-    photographed, or cut to the rectangle `tray`), how
-    many Event dice were read in photos labelled without one (dropped from the scores)
-    and in how many photos, and how many of the set's labels were corrected
-    (vision.training.data.read_manifest)."""
+    photographed, or cut to the rectangle `tray`), how many Event dice were read in
+    photos labelled without one (dropped from the scores) and in how many photos, and how
+    many of the set's labels were corrected (vision.training.data.read_manifest)."""
     from vision import read_dice
     from vision.evaluate import Tally, score
     from vision.training.data import read_manifest
