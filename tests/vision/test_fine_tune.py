@@ -55,3 +55,28 @@ def test_kept_reads_hold_the_classifier_only_where_it_read_right():
     kept_reads(z, t, y_right).backward()
     assert float(z.grad[0, 0]) < 0 < float(z.grad[0, 1])  # pulled back towards class 0
     assert float(z.grad[1].abs().sum()) == pytest.approx(0.0, abs=1e-6)
+
+
+def test_balanced_negatives_draw_every_photo_set_alike(monkeypatch):
+    """--balance-negatives: with --balance 0, the classifier's hard negatives and the
+    photos of its background spots come from each set equally often, however many
+    renders there are; without the flag every negative and photo is drawn alike."""
+    from types import SimpleNamespace
+
+    from vision.training import train
+
+    pool = [(SimpleNamespace(set="renders"), None, None)] * 90 + [
+        (SimpleNamespace(set="photos"), None, None)] * 10
+    negatives = [(None, 0, 0, 1, None, "renders")] * 300 + [(None, 0, 0, 1, None, "photos")] * 20
+    monkeypatch.setattr(train, "BALANCE", [0.0])
+    monkeypatch.setattr(train, "BALANCE_NEGATIVES", [False])
+    assert train.negative_weights(pool, negatives) == (None, None)
+    monkeypatch.setattr(train, "BALANCE_NEGATIVES", [True])
+    spots = train.negative_weights(pool, negatives)
+    rng = np.random.default_rng(3)
+    photos = [pool[train._pick(pool, spots[0], rng)][0].set for _ in range(4000)]
+    drawn = [negatives[train._pick(negatives, spots[1], rng)][-1] for _ in range(4000)]
+    assert 0.45 < photos.count("photos") / 4000 < 0.55
+    assert 0.45 < drawn.count("photos") / 4000 < 0.55
+    monkeypatch.setattr(train, "BALANCE", [1.0])  # no balance asked for: nothing to weigh
+    assert train.negative_weights(pool, negatives) == (None, None)

@@ -11,6 +11,7 @@ import argparse
 import copy
 import json
 import time
+from collections import Counter
 from pathlib import Path
 
 import cv2
@@ -155,6 +156,7 @@ def pool_of(photos: list[data.Photo], rng: np.random.Generator, copies: int = 1,
 
 
 BALANCE = [1.0]  # photo sets' draw shares go as their size to this power (--balance)
+BALANCE_NEGATIVES = [False]  # the classifier's negatives drawn by those shares too
 
 
 def pool_weights(pool: list[tuple]) -> np.ndarray | None:
@@ -234,13 +236,15 @@ def crop_set_sample(crops: list[data.Crop], rng: np.random.Generator) -> tuple[n
 
 def face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
                 rng: np.random.Generator, positives: list[tuple] = (),
-                cum: np.ndarray | None = None, crops: list[data.Crop] = ()
+                cum: np.ndarray | None = None, crops: list[data.Crop] = (),
+                spots: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
                 ) -> tuple[np.ndarray, int]:
     """One classifier crop: a die (uniform over all dice, so crowded photos count fully;
     half of them, when given, as the detector cut them; CROPS of them from the crop
     sets), a hard negative, or a random background spot; with --new-background, on a
-    new surface at times."""
-    img, label = _face_sample(pool, dice, negatives, rng, positives, cum, crops)
+    new surface at times. `spots`: cumulative weights drawing the photos of the
+    background spots and the hard negatives (negative_weights), or None for uniform."""
+    img, label = _face_sample(pool, dice, negatives, rng, positives, cum, crops, spots)
     if label != NOT_DIE:
         s = img.shape[0]
         return resurface(img, np.array([[s / 2, s / 2]]), np.array([s / CROP_SCALE]), rng), label
@@ -249,7 +253,8 @@ def face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
 
 def _face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
                  rng: np.random.Generator, positives: list[tuple] = (),
-                 cum: np.ndarray | None = None, crops: list[data.Crop] = ()
+                 cum: np.ndarray | None = None, crops: list[data.Crop] = (),
+                 spots: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
                  ) -> tuple[np.ndarray, int]:
     r = rng.random()
     if crops and CROPS[0] and rng.random() < CROPS[0]:
@@ -259,7 +264,7 @@ def _face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
         side *= rng.uniform(0.95, 1.05)
         cx, cy = cx + rng.normal(0, 0.03 * side), cy + rng.normal(0, 0.03 * side)
         return crop(image, cx, cy, side, rng.uniform(-rot, rot), rng.random() < 0.5), value - 1
-    pi, li = dice[_pick(dice, cum, rng)] if r < 0.62 else (rng.integers(len(pool)), -1)
+    pi, li = dice[_pick(dice, cum, rng)] if r < 0.62 else (_pick(pool, spots[0], rng), -1)
     p, img, labels = pool[pi]
     rot = _rotation_range(p)
     angle, flip = rng.uniform(-rot, rot), rng.random() < 0.5
@@ -271,7 +276,7 @@ def _face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
         return (crop(img, cx, cy, side, angle, flip, own, np.delete(labels, li, 0)),
                 int(value) - 1)
     if r < 0.82 and negatives:
-        image, cx, cy, side, others = negatives[rng.integers(len(negatives))]
+        image, cx, cy, side, others, _ = negatives[_pick(negatives, spots[1], rng)]
         side *= rng.uniform(0.9, 1.1)
         return crop(image, cx, cy, side, angle, flip, None, others), NOT_DIE
     h, w = img.shape[:2]
@@ -284,6 +289,20 @@ def _face_sample(pool: list[tuple], dice: np.ndarray, negatives: list[tuple],
                                     > 0.75 * np.maximum(avoid[:, 2], side)):
             break
     return crop(img, cx, cy, side * CROP_SCALE, angle, flip, None, labels), NOT_DIE
+
+
+def negative_weights(pool: list[tuple], negatives: list[tuple]
+                     ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """With --balance-negatives (and --balance below 1): cumulative weights that draw the
+    photos of the classifier's background spots and its hard negatives (mine) by the
+    same set shares as its dice, so that many renders do not crowd out the real photos'
+    trays, desks and lips, the things a table takes for dice (thirty-second session).
+    Otherwise (None, None): every photo and every negative alike."""
+    if not BALANCE_NEGATIVES[0] or BALANCE[0] == 1:
+        return None, None
+    return (np.cumsum(data.set_weights([item[0].set for item in pool], BALANCE[0])),
+            np.cumsum(data.set_weights([n[-1] for n in negatives], BALANCE[0]))
+            if negatives else None)
 
 
 def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
@@ -308,10 +327,11 @@ def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
         w = data.set_weights([pool[i][0].set for i, _ in dice], BALANCE[0])
         w *= np.diff(cum, prepend=0) * len(dice) if cum is not None else 1.0
         cum = np.cumsum(w) / w.sum()
+    spots = negative_weights(pool, negatives)
     teacher = _teacher(net)
     t0 = time.time()
     for step in range(steps):
-        batch = [face_sample(pool, dice, negatives, rng, positives, cum, crops)
+        batch = [face_sample(pool, dice, negatives, rng, positives, cum, crops, spots)
                  for _ in range(64)]
         x = to_tensor([recolour(augment.photometric(b[0], rng, AUG[0]), rng)
                        for b in batch]).to(DEVICE[0])
@@ -372,7 +392,7 @@ def mine(det_path: Path, photos: list[data.Photo]) -> tuple[list[tuple], list[tu
             d = np.hypot(p.labels[:, 0] - c.center[0], p.labels[:, 1] - c.center[1])
             item = (p.image, c.center[0], c.center[1], c.side * CROP_SCALE)
             if not len(d) or np.all(d > 0.75 * np.maximum(p.labels[:, 2], c.side)):
-                negatives.append((*item, p.labels))
+                negatives.append((*item, p.labels, p.set))
             elif d.min() < 0.5 * p.labels[d.argmin(), 2]:
                 positives.append((*item, int(p.labels[d.argmin(), 3]), _rotation_range(p)))
     return negatives, positives
@@ -469,6 +489,10 @@ def main() -> None:
                     help="draw each photo set as often as its size to this power (1: every "
                          "photo alike; 0: every set alike, so the renders and the big rune55 "
                          "sets do not drown byler's and matteop65's photos)")
+    ap.add_argument("--balance-negatives", action="store_true",
+                    help="with --balance below 1: draw the classifier's hard negatives and "
+                         "background spots by the same set shares as its dice, not every "
+                         "photo alike (renders would otherwise crowd out the real photos')")
     ap.add_argument("--synth-copies", type=int, default=1,
                     help="copies of each photo with synthetic dice pasted in")
     ap.add_argument("--solid-synth", action="store_true",
@@ -502,6 +526,7 @@ def main() -> None:
         ap.error("--keep needs --init-faces (the classifier whose reads are kept) and a "
                  "weight of 0 or more")
     BALANCE[0] = args.balance
+    BALANCE_NEGATIVES[0] = args.balance_negatives
     LR[0] = args.lr
     INIT.clear()
     INIT.update({k: v for k, v in (("det", args.init_det), ("faces", args.init_faces)) if v})
@@ -538,6 +563,8 @@ def main() -> None:
         return
     negatives, positives = mine(det_path, photos)
     print(f"{len(negatives)} hard negatives, {len(positives)} detector crops of dice")
+    by_set = Counter(n[-1] for n in negatives)
+    print("hard negatives by set: " + ", ".join(f"{k} {v}" for k, v in by_set.most_common()))
     if not args.detector_crops:
         positives = []
     crops = data.load_crops(args.data, tuple(args.hold_out)) if args.crop_share else []
@@ -555,7 +582,8 @@ def main() -> None:
             "extra_sets": [str(p) for p in args.extra_set], "colour_swap": args.colour_swap,
             "synth_copies": args.synth_copies, "solid_synth": args.solid_synth,
             "hold_out": args.hold_out, "new_background": args.new_background,
-            "crop_share": args.crop_share, "balance": args.balance, "lr": args.lr,
+            "crop_share": args.crop_share, "balance": args.balance,
+            "balance_negatives": args.balance_negatives, "lr": args.lr,
             "init_det": args.init_det, "init_faces": args.init_faces, "keep": args.keep,
             "device": args.device}
     (args.out / "train_meta.json").write_text(json.dumps(meta, indent=1))
