@@ -296,8 +296,9 @@ def negative_weights(pool: list[tuple], negatives: list[tuple]
     """With --balance-negatives (and --balance below 1): cumulative weights that draw the
     photos of the classifier's background spots and its hard negatives (mine) by the
     same set shares as its dice, so that many renders do not crowd out the real photos'
-    trays, desks and lips, the things a table takes for dice (thirty-second session).
-    Otherwise (None, None): every photo and every negative alike."""
+    trays, desks and lips. Otherwise (None, None): every photo and every negative alike.
+    Tried in the thirty-second session: a fine-tune read as many false dice with it as
+    without (training README)."""
     if not BALANCE_NEGATIVES[0] or BALANCE[0] == 1:
         return None, None
     return (np.cumsum(data.set_weights([item[0].set for item in pool], BALANCE[0])),
@@ -377,7 +378,8 @@ def kept_reads(z: torch.Tensor, t: torch.Tensor, y: torch.Tensor) -> torch.Tenso
 
 def mine(det_path: Path, photos: list[data.Photo]) -> tuple[list[tuple], list[tuple]]:
     """Run the detector (low threshold) on the training photos. Returns the hard negatives
-    (hits far from every labelled die) and the detector's own crops of labelled dice
+    (hits far from every labelled die; each ends with its photo set's name) and the
+    detector's own crops of labelled dice
     (hits within half a face of a label, with its value), so the classifier also trains
     on crops placed and sized exactly as the reader will cut them."""
     from vision.detect import DieDetector
