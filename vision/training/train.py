@@ -299,9 +299,10 @@ def negative_weights(pool: list[tuple], negatives: list[tuple]
     trays, desks and lips. Otherwise (None, None): every photo and every negative alike.
     Tried in the thirty-second session: a fine-tune read as many false dice with it as
     without (training README)."""
-    if not BALANCE_NEGATIVES[0] or BALANCE[0] == 1:
+    photos = pool_weights(pool)  # None when --balance is 1
+    if not BALANCE_NEGATIVES[0] or photos is None:
         return None, None
-    return (np.cumsum(data.set_weights([item[0].set for item in pool], BALANCE[0])),
+    return (np.cumsum(photos),
             np.cumsum(data.set_weights([n[-1] for n in negatives], BALANCE[0]))
             if negatives else None)
 
