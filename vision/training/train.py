@@ -380,9 +380,9 @@ def kept_reads(z: torch.Tensor, t: torch.Tensor, y: torch.Tensor) -> torch.Tenso
 def mine(det_path: Path, photos: list[data.Photo]) -> tuple[list[tuple], list[tuple]]:
     """Run the detector (low threshold) on the training photos. Returns the hard negatives
     (hits far from every labelled die; each ends with its photo set's name) and the
-    detector's own crops of labelled dice
-    (hits within half a face of a label, with its value), so the classifier also trains
-    on crops placed and sized exactly as the reader will cut them."""
+    detector's own crops of labelled dice (hits within half a face of a label, with its
+    value), so the classifier also trains on crops placed and sized exactly as the
+    reader will cut them."""
     from vision.detect import DieDetector
 
     det = DieDetector(det_path, threshold=0.1)
