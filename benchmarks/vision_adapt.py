@@ -9,8 +9,9 @@ the last layers of --base's classifiers are refitted on them (with the bundled s
 photos of the other sets as anchors); then the set's validation photos, which are
 never learned from, are read with --base and with the refitted weights. Printed: dice
 read correctly / dice labelled, missed, false dice, wrong with confidence >= 0.9, read
-with confidence < 0.5 (the phones are asked), and the seconds learning took (one
-process; numpy may use both cores).
+with confidence < 0.5, each photo as a roll played right / asked / played wrong
+(vision.evaluate.roll_outcome, at the table's play threshold), and the seconds learning
+took (one process; numpy may use both cores).
 
 --as-kept learns only from what a table's photo log would hold: the training photos the
 --base reader was unsure of (a die below the table's play threshold,
@@ -154,7 +155,7 @@ def _line(name: str, t, seconds: float | None = None) -> str:
     took = "" if seconds is None else f"  learned in {seconds:.1f} s"
     return (f"{name:<36} correct {t.correct}/{t.labelled} ({100 * t.correct / max(1, t.labelled):.1f}%)"
             f"  missed {t.missed}  false {t.false}  wrong>=0.9 {t.wrong_confident}"
-            f"  unsure {t.unsure}{took}")
+            f"  unsure {t.unsure}  rolls {t.rolls_right} / {t.rolls_asked} / {t.rolls_wrong}{took}")
 
 
 def main() -> int:

@@ -271,13 +271,15 @@ def trained_head(path: Path) -> tuple[np.ndarray, np.ndarray]:
 
 
 def score_set(folder: Path, models: Path, profile: Any = None, split: str = "test") -> Tally:
-    """How the reader with `models` reads a labelled set's `split` photos."""
+    """How the reader with `models` reads a labelled set's `split` photos, each photo
+    scored as a roll too (vision.evaluate.roll_outcome)."""
     from vision.reader import read_dice
 
     total = Tally()
     for frame, labels in labelled_photos(folder, split):
         # The folder is passed, not set in $DICE_MODELS: the camera may be reading meanwhile.
-        total.add(score(list(read_dice(frame, profile=profile, models=models).dice), labels))
+        reading = read_dice(frame, profile=profile, models=models)
+        total.add(score(list(reading.dice), labels, reading.warnings))
     return total
 
 

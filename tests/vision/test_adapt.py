@@ -102,6 +102,8 @@ def test_learn_writes_a_model_folder_the_reader_reads_with(tmp_path, samples, mo
     held = [e for e in manifest["images"] if e["split"] == "test"]
     assert tally.images == 3 and tally.labelled == sum(len(e["dice"]) for e in held)
     assert tally.correct >= 0.8 * tally.labelled
+    # Each held-out photo is scored as a roll too, as the table would take it.
+    assert tally.rolls_right + tally.rolls_asked + tally.rolls_wrong == 3
 
 
 def test_learn_says_what_is_wrong_with_its_input(tmp_path):
