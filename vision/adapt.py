@@ -355,13 +355,16 @@ def learn(photos: Path, out: Path, *, base: Path = MODEL_DIR, profile: Any = Non
 
 def no_worse(new: Tally, old: Tally) -> bool:
     """Whether new weights read the held-out photos at least as well as the old ones:
-    as many dice right, and no more read wrong with confidence >= 0.9."""
-    return new.correct >= old.correct and new.wrong_confident <= old.wrong_confident
+    as many dice right, no more read wrong with confidence >= 0.9, and no more rolls
+    the table would play wrong."""
+    return (new.correct >= old.correct and new.wrong_confident <= old.wrong_confident
+            and new.rolls_wrong <= old.rolls_wrong)
 
 
 def _tally_line(name: str, t: Tally) -> str:
     return (f"{name} {t.correct}/{t.labelled} right, {t.missed} missed, {t.false} false, "
-            f"{t.wrong_confident} wrong and sure (>= 0.9)")
+            f"{t.wrong_confident} wrong and sure (>= 0.9); as rolls, {t.rolls_right} played "
+            f"right, {t.rolls_asked} asked, {t.rolls_wrong} played wrong")
 
 
 @dataclass

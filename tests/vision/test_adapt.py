@@ -150,6 +150,12 @@ def test_learn_dice_installs_weights_that_read_the_held_out_photos_no_worse(
     assert "Not installed: they read the held-out photos worse" in capsys.readouterr().out
     assert (data / "our-dice" / "faces.head.npz").read_bytes() == before
     assert not (data / ".our-dice.new").exists()
+    # ... nor ones that read more dice right but would play a roll wrong the old ones asked.
+    scores["new"] = adapt.Tally(labelled=30, correct=28, images=3, wrong_confident=1,
+                                rolls_right=1, rolls_asked=1, rolls_wrong=1)
+    assert main(["learn-dice", "--data", str(data)]) == 1
+    assert "1 played wrong" in capsys.readouterr().out
+    assert (data / "our-dice" / "faces.head.npz").read_bytes() == before
     # Weights that read better replace the installed ones, and nothing is left beside.
     scores["new"] = adapt.Tally(labelled=30, correct=27, images=3, wrong_confident=0)
     assert main(["learn-dice", "--data", str(data)]) == 0
