@@ -21,6 +21,9 @@ DARK_LIT = 110  # ... unless its brightest 0.5% (white dice, pips) reach this: a
 GLARE_LEVEL = 250
 GLARE_SHARE = 0.004  # share of tray pixels blown out
 GLARE_ON_DIE = 0.10  # share of a die's box blown out
+# A blown patch off the dice asks only when it could hide a die: at least this share of a
+# die's face (a die lost in it leaves the roll a die short, which the table asks about anyway).
+GLARE_HIDES = 0.5
 OBJECT_DISTANCE = 28.0  # Lab distance from the tray colour counted as "something there"
 OBJECT_SHARE = 0.06  # a single blob this share of the tray (not a die) is a hand or object
 
@@ -44,7 +47,7 @@ def frame_warnings(frame: np.ndarray, boxes: Sequence[Box] = (), *,
     out: list[DiceWarning] = []
     if _too_dark(grey, tray):
         return [DiceWarning("dark", MESSAGES["dark"])]  # the other checks mean nothing then
-    glare = _glare(grey, tray, boxes, f)
+    glare = _glare(grey, tray, boxes, f, die_side(boxes, profile))
     if glare is not None:
         out.append(glare)
     # Hands and objects are big: half the size again is plenty, and much cheaper in Lab.
@@ -99,18 +102,40 @@ def _too_dark(grey: np.ndarray, tray: np.ndarray) -> bool:
     return bool(np.percentile(px, 99.5) < DARK_LIT)
 
 
-def _glare(grey: np.ndarray, tray: np.ndarray, boxes: Sequence[Box], f: float
-           ) -> DiceWarning | None:
+def die_side(boxes: Sequence[Box], profile: Profile | None = None) -> float | None:
+    """A die's side in frame pixels: the median of the dice boxes found, else the
+    calibrated die size, else None (unknown)."""
+    if len(boxes):
+        return float(np.median([max(b[2], b[3]) for b in boxes]))
+    return getattr(profile, "die_side", None) or None
+
+
+def _glare(grey: np.ndarray, tray: np.ndarray, boxes: Sequence[Box], f: float,
+           side: float | None = None) -> DiceWarning | None:
+    """Glare on a die (GLARE_ON_DIE of its box blown out), or in the tray (GLARE_SHARE of
+    it) in a patch off the dice big enough to hide one (GLARE_HIDES of a die's face of
+    `side` frame pixels; any patch when the size is unknown). A small glint on the felt
+    hides nothing: rune55 straight down, 51 rolls read right were asked for one."""
     blown = (grey >= GLARE_LEVEL) & tray
     for box in boxes:
         one = _boxes_mask(grey.shape, f, [box], grow=1.0)
         if one.any() and np.count_nonzero(blown & one) / np.count_nonzero(one) >= GLARE_ON_DIE:
             return DiceWarning("glare", MESSAGES["glare"], box=tuple(box))  # type: ignore[arg-type]
-    if np.count_nonzero(blown) / max(1, np.count_nonzero(tray)) >= GLARE_SHARE:
+    if np.count_nonzero(blown) / max(1, np.count_nonzero(tray)) < GLARE_SHARE:
+        return None
+    if not side:
         ys, xs = np.nonzero(blown)
-        bx = (xs.min() / f, ys.min() / f, (xs.max() - xs.min() + 1) / f, (ys.max() - ys.min() + 1) / f)
-        return DiceWarning("glare", MESSAGES["glare"], box=bx)
-    return None
+        x, y, w, h = xs.min(), ys.min(), xs.max() - xs.min() + 1, ys.max() - ys.min() + 1
+    else:
+        off = (blown & ~_boxes_mask(grey.shape, f, boxes, grow=1.3)).astype(np.uint8)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(off)
+        if n < 2:
+            return None
+        big = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+        if stats[big, cv2.CC_STAT_AREA] < GLARE_HIDES * (side * f) ** 2:
+            return None
+        x, y, w, h = (stats[big, i] for i in range(4))
+    return DiceWarning("glare", MESSAGES["glare"], box=(x / f, y / f, w / f, h / f))
 
 
 def _foreign_object(small: np.ndarray, free: np.ndarray, f: float, *, calibrated: bool,

@@ -116,3 +116,18 @@ def test_a_dark_felt_under_a_good_light_is_not_too_dark() -> None:
     assert _codes(frame, boxes) == []  # the white die is lit: the felt is just dark
     assert _codes((frame * 0.35).astype(np.uint8), boxes) == ["dark"]  # the light is weak
     assert _codes(felt, []) == ["dark"]  # nothing lit in the tray: the light cannot be told
+
+
+def test_glare_off_the_dice_warns_only_when_it_could_hide_a_die() -> None:
+    frame, boxes = _scene()
+    glint = frame.copy()
+    for x in (60, 120, 180, 240, 300):  # a lamp's glints on the felt, each far under a die
+        cv2.circle(glint, (x, 420), 12, (255, 255, 255), -1)
+    assert _codes(glint, boxes) == []
+    patch = frame.copy()
+    cv2.circle(patch, (80, 400), 30, (255, 255, 255), -1)  # a patch a die could vanish in
+    warnings = frame_warnings(patch, boxes)
+    assert [w.code for w in warnings] == ["glare"]
+    x, y, w, h = warnings[0].box
+    assert x < 80 < x + w and y < 400 < y + h  # the box shows where
+    assert _codes(glint, []) == ["glare"]  # no dice found: a die's size is unknown
