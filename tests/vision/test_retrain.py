@@ -29,8 +29,10 @@ class _StandInTrainer:
 
     def __init__(self):
         self.commands = []
+        self.stages = []  # how many commands each call ran side by side
 
     def __call__(self, commands):
+        self.stages.append(len(commands))
         for c in commands:
             self.commands.append(list(c))
             if "vision.training.train" in c:
@@ -53,21 +55,24 @@ def test_retrain_runs_the_recipe_with_the_table_photos(tmp_path):
     trainer = _StandInTrainer()
     assert retrain.retrain(out, SAMPLES, [extra], runner=trainer, hold_out=NOT_BUNDLED) == out
     trains = [c for c in trainer.commands if "vision.training.train" in c]
-    assert len(trains) == 3 and all(_value(c, "--extra-set") == str(extra) for c in trains)
+    assert len(trains) == 5 and all(_value(c, "--extra-set") == str(extra) for c in trains)
     calibrate = [c for c in trainer.commands if "vision.training.calibrate" in c]
     for c in trains + calibrate:  # held-out sets are neither trained on nor fitted on
         assert [c[i + 1] for i, a in enumerate(c) if a == "--hold-out"] == NOT_BUNDLED
-    detector, a, b = trains
+    detector, *members = trains
+    assert trainer.stages == [1, 2, 2, 1]  # the classifiers two at a time, a core each
     assert "--det-only" in detector and _value(detector, "--det-steps") == "5000"
     assert _value(detector, "--seed") == "4"
-    assert [(_value(c, "--seed"), _value(c, "--face-steps")) for c in (a, b)] == [
-        ("7", "8000"), ("5", "8000")]
-    assert all("--skip-det" in c and _value(c, "--threads") == "1" for c in (a, b))
+    assert [(_value(c, "--seed"), _value(c, "--face-steps")) for c in members] == [
+        ("7", "8000"), ("5", "8000"), ("3", "8000"), ("11", "8000")]
+    assert all("--skip-det" in c and _value(c, "--threads") == "1" for c in members)
     # A model folder the reader takes: the members' temperatures fitted on the photos.
     assert sorted(p.name for p in out.iterdir()) == [
-        "detector.onnx", "faces.json", "faces.onnx", "faces_b.onnx", "train_meta.json"]
+        "detector.onnx", "faces.json", "faces.onnx", "faces_b.onnx", "faces_c.onnx",
+        "faces_d.onnx", "train_meta.json"]
     members = json.loads((out / "faces.json").read_text())["members"]
-    assert [m["file"] for m in members] == ["faces.onnx", "faces_b.onnx"]
+    shipped = json.loads((MODEL_DIR / "faces.json").read_text())["members"]
+    assert [m["file"] for m in members] == [m["file"] for m in shipped]  # as the reader reads
     assert all(0.3 <= m["temperature"] <= 5 for m in members)
     meta = json.loads((out / "train_meta.json").read_text())
     assert meta["extra_sets"] == [str(extra)] and meta["detector"]["steps"] == 5000
@@ -76,7 +81,7 @@ def test_retrain_runs_the_recipe_with_the_table_photos(tmp_path):
 def test_retrain_smoke_scale_and_bad_folders(tmp_path):
     plan = retrain.stages(tmp_path, SAMPLES, [tmp_path / "x"], scale=0.01)
     assert [_value(plan[0][0], "--det-steps")] + [_value(c, "--face-steps") for c in plan[1]] \
-        == ["50", "80", "80"]
+        == ["50", "80", "80", "80", "80"]
     with pytest.raises(FileNotFoundError, match="not a labelled photo folder"):
         retrain.retrain(tmp_path / "m", SAMPLES, [tmp_path / "nothing"], runner=_StandInTrainer())
     extra = _photos(tmp_path)
@@ -98,14 +103,14 @@ def test_a_failing_step_stops_the_recipe():
 
 def test_fine_tuning_starts_each_network_from_the_folder_given(tmp_path):
     plan = retrain.stages(tmp_path, SAMPLES, [], start=MODEL_DIR)
-    (detector,), (a, b) = plan[0], plan[1]
+    (detector,), members = plan[0], plan[1]
     assert _value(detector, "--init-det") == str(MODEL_DIR / "detector.onnx")
     assert _value(detector, "--det-steps") == str(retrain.FINE_TUNE["detector"])
-    assert [_value(c, "--init-faces") for c in (a, b)] == [
+    assert [_value(c, "--init-faces") for c in members] == [
         str(MODEL_DIR / m["file"]) for m in retrain.MEMBERS]
-    assert {_value(c, "--face-steps") for c in (a, b)} == {str(retrain.FINE_TUNE["members"])}
-    assert {_value(c, "--lr") for c in (detector, a, b)} == {str(retrain.FINE_TUNE["lr"])}
-    assert {_value(c, "--keep") for c in (a, b)} == {str(retrain.FINE_TUNE["keep"])}
+    assert {_value(c, "--face-steps") for c in members} == {str(retrain.FINE_TUNE["members"])}
+    assert {_value(c, "--lr") for c in (detector, *members)} == {str(retrain.FINE_TUNE["lr"])}
+    assert {_value(c, "--keep") for c in members} == {str(retrain.FINE_TUNE["keep"])}
     assert "--keep" not in detector
     scratch = retrain.stages(tmp_path, SAMPLES, [])
     assert not any("--init-det" in c or "--init-faces" in c or "--lr" in c or "--keep" in c

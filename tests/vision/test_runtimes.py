@@ -35,6 +35,8 @@ def test_both_runtimes_read_the_bundled_photos_alike(samples, monkeypatch):
     ("detector.onnx", (2, 3, 152, 200)),  # any batch and frame size (a multiple of 4)
     ("faces.onnx", (5, 3, 36, 36)),
     ("faces_b.onnx", (1, 3, 36, 36)),
+    ("faces_c.onnx", (3, 3, 36, 36)),
+    ("faces_d.onnx", (1, 3, 36, 36)),
 ])
 def test_bundled_networks_take_any_batch_in_both_runtimes(name, shape):
     x = np.random.default_rng(0).uniform(-0.5, 0.5, shape).astype(np.float32)
