@@ -115,7 +115,7 @@ def _glare(grey: np.ndarray, tray: np.ndarray, boxes: Sequence[Box], f: float,
     """Glare on a die (GLARE_ON_DIE of its box blown out), or in the tray (GLARE_SHARE of
     it) in a patch off the dice big enough to hide one (GLARE_HIDES of a die's face of
     `side` frame pixels; any patch when the size is unknown). A small glint on the felt
-    hides nothing: rune55 straight down, 51 rolls read right were asked for one."""
+    hides nothing (rune55 straight down: 43 rolls read right were asked for one)."""
     blown = (grey >= GLARE_LEVEL) & tray
     for box in boxes:
         one = _boxes_mask(grey.shape, f, [box], grow=1.0)

@@ -6,10 +6,10 @@
 The table keeps labelled photos of its own dice (vision/photolog.py). This runs the
 shipped recipe (vision/training/README.md) with those photos added, their held-out
 fifth excepted: the detector (5,000 steps, seed 4); then the four face classifiers
-(8,000 steps, seeds 7, 5, 3 and 11), two at a time side by side on one thread each, each mining its hard
-negatives with that detector; then each classifier's softmax temperature, fitted on
-the public validation photos. About 27 minutes on a 2-core laptop; needs the `train`
-extra (torch). DIR is then a model folder like vision/models. Last, the new weights
+(8,000 steps, seeds 7, 5, 3 and 11), two at a time side by side on one thread each,
+each mining its hard negatives with that detector; then each classifier's softmax
+temperature, fitted on the public validation photos. About 27 minutes on a 2-core
+laptop; needs the `train` extra (torch). DIR is then a model folder like vision/models. Last, the new weights
 and the bundled ones are scored side by side on the public validation photos and on
 the table's held-out photos (benchmarks/vision_accuracy.py), so you can see whether the
 new ones read better before using them (`DICE_MODELS=DIR`, or `models = "DIR"` in the
