@@ -47,7 +47,7 @@ def frame_warnings(frame: np.ndarray, boxes: Sequence[Box] = (), *,
     out: list[DiceWarning] = []
     if _too_dark(grey, tray):
         return [DiceWarning("dark", MESSAGES["dark"])]  # the other checks mean nothing then
-    glare = _glare(grey, tray, boxes, f, die_side(boxes, profile))
+    glare = _glare(grey, tray, boxes, f, dice, _die_side(boxes, profile))
     if glare is not None:
         out.append(glare)
     # Hands and objects are big: half the size again is plenty, and much cheaper in Lab.
@@ -102,7 +102,7 @@ def _too_dark(grey: np.ndarray, tray: np.ndarray) -> bool:
     return bool(np.percentile(px, 99.5) < DARK_LIT)
 
 
-def die_side(boxes: Sequence[Box], profile: Profile | None = None) -> float | None:
+def _die_side(boxes: Sequence[Box], profile: Profile | None = None) -> float | None:
     """A die's side in frame pixels: the median of the dice boxes found, else the
     calibrated die size, else None (unknown)."""
     if len(boxes):
@@ -111,11 +111,12 @@ def die_side(boxes: Sequence[Box], profile: Profile | None = None) -> float | No
 
 
 def _glare(grey: np.ndarray, tray: np.ndarray, boxes: Sequence[Box], f: float,
-           side: float | None = None) -> DiceWarning | None:
+           dice: np.ndarray, side: float | None = None) -> DiceWarning | None:
     """Glare on a die (GLARE_ON_DIE of its box blown out), or in the tray (GLARE_SHARE of
-    it) in a patch off the dice big enough to hide one (GLARE_HIDES of a die's face of
-    `side` frame pixels; any patch when the size is unknown). A small glint on the felt
-    hides nothing (rune55 straight down: 43 rolls read right were asked for one)."""
+    it) in a patch off the dice (`dice`: their grown boxes' mask) big enough to hide one
+    (GLARE_HIDES of a die's face of `side` frame pixels; any patch when the size is
+    unknown). A small glint on the felt hides nothing (rune55 straight down: 43 rolls
+    read right were asked for one)."""
     blown = (grey >= GLARE_LEVEL) & tray
     for box in boxes:
         one = _boxes_mask(grey.shape, f, [box], grow=1.0)
@@ -127,7 +128,7 @@ def _glare(grey: np.ndarray, tray: np.ndarray, boxes: Sequence[Box], f: float,
         ys, xs = np.nonzero(blown)
         x, y, w, h = xs.min(), ys.min(), xs.max() - xs.min() + 1, ys.max() - ys.min() + 1
     else:
-        off = (blown & ~_boxes_mask(grey.shape, f, boxes, grow=1.3)).astype(np.uint8)
+        off = (blown & ~dice).astype(np.uint8)
         n, _, stats, _ = cv2.connectedComponentsWithStats(off)
         if n < 2:
             return None

@@ -9,11 +9,11 @@ fifth excepted: the detector (5,000 steps, seed 4); then the four face classifie
 (8,000 steps, seeds 7, 5, 3 and 11), two at a time side by side on one thread each,
 each mining its hard negatives with that detector; then each classifier's softmax
 temperature, fitted on the public validation photos. About 27 minutes on a 2-core
-laptop; needs the `train` extra (torch). DIR is then a model folder like vision/models. Last, the new weights
-and the bundled ones are scored side by side on the public validation photos and on
-the table's held-out photos (benchmarks/vision_accuracy.py), so you can see whether the
-new ones read better before using them (`DICE_MODELS=DIR`, or `models = "DIR"` in the
-configuration file's [camera] section).
+laptop; needs the `train` extra (torch). DIR is then a model folder like vision/models.
+Last, the new weights and the bundled ones are scored side by side on the public
+validation photos and on the table's held-out photos (benchmarks/vision_accuracy.py), so
+you can see whether the new ones read better before using them (`DICE_MODELS=DIR`, or
+`models = "DIR"` in the configuration file's [camera] section).
 
 --from MODELS fine-tunes that model folder's networks (vision/models: the bundled ones)
 instead of training new ones from scratch: FINE_TUNE's fewer steps at a lower learning
