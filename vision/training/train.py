@@ -377,16 +377,28 @@ def kept_reads(z: torch.Tensor, t: torch.Tensor, y: torch.Tensor) -> torch.Tenso
     return (kl * right).sum() / right.sum() * KEEP_T ** 2
 
 
+PIECE = 0.6  # a hit inside a labelled die, under this share of its face's side: a piece of it
+PIECES = [False]  # --piece-negatives
+PIECE_COUNT = [0]  # pieces the last mine() kept as negatives
+
+
 def mine(det_path: Path, photos: list[data.Photo]) -> tuple[list[tuple], list[tuple]]:
     """Run the detector (low threshold) on the training photos. Returns the hard negatives
     (hits far from every labelled die; each ends with its photo set's name) and the
     detector's own crops of labelled dice (hits within half a face of a label, with its
     value), so the classifier also trains on crops placed and sized exactly as the
-    reader will cut them."""
+    reader will cut them.
+
+    With --piece-negatives (PIECES), a hit inside a labelled die but far smaller than its
+    face (under PIECE of its side: a pip, or a corner of the face) is a hard negative too,
+    the die it is part of not painted over: the reader cuts such a piece from a big die and,
+    never taught otherwise, reads a lone pip as a 1 (rune55 straight down, read by the
+    thirty-fifth session's reader: 450 false dice and 273 dice read wrong are pieces)."""
     from vision.detect import DieDetector
 
     det = DieDetector(det_path, threshold=0.1)
     negatives, positives = [], []
+    PIECE_COUNT[0] = 0
     for p in photos:
         for c in det.detect(p.image):
             if len(p.ignore) and np.any(np.hypot(p.ignore[:, 0] - c.center[0], p.ignore[:, 1]
@@ -396,9 +408,22 @@ def mine(det_path: Path, photos: list[data.Photo]) -> tuple[list[tuple], list[tu
             item = (p.image, c.center[0], c.center[1], c.side * CROP_SCALE)
             if not len(d) or np.all(d > 0.75 * np.maximum(p.labels[:, 2], c.side)):
                 negatives.append((*item, p.labels, p.set))
+            elif PIECES[0] and (within := _piece_of(p.labels, d, c.side)) is not None:
+                negatives.append((*item, np.delete(p.labels, within, 0), p.set))
+                PIECE_COUNT[0] += 1
             elif d.min() < 0.5 * p.labels[d.argmin(), 2]:
                 positives.append((*item, int(p.labels[d.argmin(), 3]), _rotation_range(p)))
     return negatives, positives
+
+
+def _piece_of(labels: np.ndarray, d: np.ndarray, side: float) -> int | None:
+    """The index of the labelled die (rows cx, cy, face side, value) a hit of `side` px at
+    distances `d` from their centres is a piece of (inside its face, under PIECE of its
+    side), or None. Not when the hit is the size of another die near it."""
+    near = d < 0.5 * labels[:, 2]
+    if not near.any() or np.any(near & (side >= PIECE * labels[:, 2])):
+        return None
+    return int(np.flatnonzero(near)[np.argmin(d[near])])
 
 
 def export(net: torch.nn.Module, shape: tuple[int, ...], path: Path) -> None:
@@ -492,6 +517,9 @@ def main() -> None:
                     help="draw each photo set as often as its size to this power (1: every "
                          "photo alike; 0: every set alike, so the renders and the big rune55 "
                          "sets do not drown byler's and matteop65's photos)")
+    ap.add_argument("--piece-negatives", action="store_true",
+                    help="a hit inside a labelled die, far smaller than its face (a pip), is "
+                         "a hard negative for the classifier (mine)")
     ap.add_argument("--balance-negatives", action="store_true",
                     help="with --balance below 1: draw the classifier's hard negatives and "
                          "background spots by the same set shares as its dice, not every "
@@ -530,6 +558,7 @@ def main() -> None:
                  "weight of 0 or more")
     BALANCE[0] = args.balance
     BALANCE_NEGATIVES[0] = args.balance_negatives
+    PIECES[0] = args.piece_negatives
     LR[0] = args.lr
     INIT.clear()
     INIT.update({k: v for k, v in (("det", args.init_det), ("faces", args.init_faces)) if v})
@@ -565,7 +594,8 @@ def main() -> None:
     if args.det_only:
         return
     negatives, positives = mine(det_path, photos)
-    print(f"{len(negatives)} hard negatives, {len(positives)} detector crops of dice")
+    print(f"{len(negatives)} hard negatives ({PIECE_COUNT[0]} of them pieces of a die), "
+          f"{len(positives)} detector crops of dice")
     by_set = Counter(n[-1] for n in negatives)
     print("hard negatives by set: " + ", ".join(f"{k} {v}" for k, v in by_set.most_common()))
     if not args.detector_crops:
@@ -586,7 +616,7 @@ def main() -> None:
             "synth_copies": args.synth_copies, "solid_synth": args.solid_synth,
             "hold_out": args.hold_out, "new_background": args.new_background,
             "crop_share": args.crop_share, "balance": args.balance,
-            "balance_negatives": args.balance_negatives, "lr": args.lr,
+            "balance_negatives": args.balance_negatives, "piece_negatives": args.piece_negatives, "lr": args.lr,
             "init_det": args.init_det, "init_faces": args.init_faces, "keep": args.keep,
             "device": args.device}
     (args.out / "train_meta.json").write_text(json.dumps(meta, indent=1))
