@@ -393,7 +393,9 @@ def mine(det_path: Path, photos: list[data.Photo]) -> tuple[list[tuple], list[tu
     face (under PIECE of its side: a pip, or a corner of the face) is a hard negative too,
     the die it is part of not painted over: the reader cuts such a piece from a big die and,
     never taught otherwise, reads a lone pip as a 1 (rune55 straight down, read by the
-    thirty-fifth session's reader: 450 false dice and 273 dice read wrong are pieces)."""
+    thirty-fifth session's reader: 450 false dice and 273 dice read wrong are pieces).
+    Not in the recipe: fewer false dice, but no more rolls played right (README.md,
+    thirty-sixth session)."""
     from vision.detect import DieDetector
 
     det = DieDetector(det_path, threshold=0.1)
