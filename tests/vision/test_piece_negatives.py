@@ -56,14 +56,3 @@ def test_a_pip_of_a_die_is_a_negative_only_with_piece_negatives(monkeypatch):
     assert by_place[(512, 310)][4].tolist() == LABELS[:1].tolist()
     assert by_place[(350, 60)][4].tolist() == LABELS.tolist()
     assert all(n[5] == "a-set" for n in negatives)
-
-
-def test_a_piece_is_a_die_piece_only_inside_a_face_far_bigger_than_it():
-    d = np.hypot(LABELS[:, 0] - 170, LABELS[:, 1] - 170)
-    assert train._piece_of(LABELS, d, 30.0) == 0
-    assert train._piece_of(LABELS, d, 0.6 * 120) is None  # the size of a die: not a piece
-    far = np.hypot(LABELS[:, 0] - 260, LABELS[:, 1] - 260)  # past half a face off its centre
-    assert train._piece_of(LABELS, far, 30.0) is None
-    # a hit the size of another die whose centre it sits on is that die, not a piece
-    two = np.array([[200, 200, 120, 2], [205, 205, 40, 6]], np.float32)
-    assert train._piece_of(two, np.hypot(two[:, 0] - 204, two[:, 1] - 204), 38.0) is None

@@ -201,3 +201,19 @@ def test_the_shipped_label_fixes_are_well_formed():
         assert f["was"] != f["value"] and {f["was"], f["value"]} <= set(range(1, 7))
         assert f["seen"]
     assert len({(n, f["file"], f["die"]) for n, f in fixes}) == len(fixes)
+
+
+# A big 2 and a small 5 far from it (cx, cy, face side, value).
+_TWO_DICE = np.array([[200, 200, 120, 2], [500, 300, 40, 5]], np.float32)
+
+
+def test_a_hit_is_a_piece_of_a_die_only_inside_a_face_far_bigger_than_it():
+    """vision.training.train.mine --piece-negatives: which hits are pieces of a die."""
+    d = np.hypot(_TWO_DICE[:, 0] - 170, _TWO_DICE[:, 1] - 170)
+    assert data.piece_of(_TWO_DICE, d, 30.0) == 0
+    assert data.piece_of(_TWO_DICE, d, 0.6 * 120) is None  # the size of a die: not a piece
+    far = np.hypot(_TWO_DICE[:, 0] - 260, _TWO_DICE[:, 1] - 260)  # past half a face off its centre
+    assert data.piece_of(_TWO_DICE, far, 30.0) is None
+    # a hit the size of another die whose centre it sits on is that die, not a piece
+    two = np.array([[200, 200, 120, 2], [205, 205, 40, 6]], np.float32)
+    assert data.piece_of(two, np.hypot(two[:, 0] - 204, two[:, 1] - 204), 38.0) is None

@@ -115,6 +115,19 @@ def ignored(entry: dict) -> np.ndarray:
     return np.array(rows, np.float32).reshape(-1, 3)
 
 
+PIECE = 0.6  # a hit inside a labelled die, under this share of its face's side: a piece of it
+
+
+def piece_of(labels: np.ndarray, d: np.ndarray, side: float) -> int | None:
+    """The index of the labelled die (rows cx, cy, face side, value) a hit of `side` px at
+    distances `d` from their centres is a piece of (inside its face, under PIECE of its
+    side), or None. Not when the hit is the size of another die near it."""
+    near = d < 0.5 * labels[:, 2]
+    if not near.any() or np.any(near & (side >= PIECE * labels[:, 2])):
+        return None
+    return int(np.flatnonzero(near)[np.argmin(d[near])])
+
+
 LABEL_FIXES = Path(__file__).with_name("label_fixes.json")
 
 

@@ -377,7 +377,6 @@ def kept_reads(z: torch.Tensor, t: torch.Tensor, y: torch.Tensor) -> torch.Tenso
     return (kl * right).sum() / right.sum() * KEEP_T ** 2
 
 
-PIECE = 0.6  # a hit inside a labelled die, under this share of its face's side: a piece of it
 PIECES = [False]  # --piece-negatives
 PIECE_COUNT = [0]  # pieces the last mine() kept as negatives
 
@@ -390,7 +389,7 @@ def mine(det_path: Path, photos: list[data.Photo]) -> tuple[list[tuple], list[tu
     reader will cut them.
 
     With --piece-negatives (PIECES), a hit inside a labelled die but far smaller than its
-    face (under PIECE of its side: a pip, or a corner of the face) is a hard negative too,
+    face (under data.PIECE of its side: a pip, or a corner of the face) is a hard negative too,
     the die it is part of not painted over: the reader cuts such a piece from a big die and,
     never taught otherwise, reads a lone pip as a 1 (rune55 straight down, read by the
     thirty-fifth session's reader: 450 false dice and 273 dice read wrong are pieces).
@@ -410,22 +409,12 @@ def mine(det_path: Path, photos: list[data.Photo]) -> tuple[list[tuple], list[tu
             item = (p.image, c.center[0], c.center[1], c.side * CROP_SCALE)
             if not len(d) or np.all(d > 0.75 * np.maximum(p.labels[:, 2], c.side)):
                 negatives.append((*item, p.labels, p.set))
-            elif PIECES[0] and (within := _piece_of(p.labels, d, c.side)) is not None:
+            elif PIECES[0] and (within := data.piece_of(p.labels, d, c.side)) is not None:
                 negatives.append((*item, np.delete(p.labels, within, 0), p.set))
                 PIECE_COUNT[0] += 1
             elif d.min() < 0.5 * p.labels[d.argmin(), 2]:
                 positives.append((*item, int(p.labels[d.argmin(), 3]), _rotation_range(p)))
     return negatives, positives
-
-
-def _piece_of(labels: np.ndarray, d: np.ndarray, side: float) -> int | None:
-    """The index of the labelled die (rows cx, cy, face side, value) a hit of `side` px at
-    distances `d` from their centres is a piece of (inside its face, under PIECE of its
-    side), or None. Not when the hit is the size of another die near it."""
-    near = d < 0.5 * labels[:, 2]
-    if not near.any() or np.any(near & (side >= PIECE * labels[:, 2])):
-        return None
-    return int(np.flatnonzero(near)[np.argmin(d[near])])
 
 
 def export(net: torch.nn.Module, shape: tuple[int, ...], path: Path) -> None:
