@@ -4,8 +4,9 @@ Each candidate is cut from the full-resolution frame (1.25 x its face side, so t
 whole face and a little surrounding), shrunk to 36x36, the other candidates painted
 over in the tray's colour (a neighbour's pips must not count), and classified, together with
 the same crop turned a quarter turn (a die face reads the same either way; a candidate
-both views read as the same die face, in the other two quarter turns too), by two
-independently trained classifiers: classes are the faces 1-6, "a face without pips"
+both views read as the same die face, in the other two quarter turns too), by the
+independently trained classifiers faces.json lists (six since the thirty-sixth session,
+two of them wider): classes are the faces 1-6, "a face without pips"
 (blank / symbol: the Event die) and "not a die". Confidence is the mean of the members'
 temperature-calibrated softmax of their logits averaged over the views, capped when any
 view disagrees, so an unsure read is reported as unsure. A member may carry a "head":

@@ -90,9 +90,10 @@ def test_learn_writes_a_model_folder_the_reader_reads_with(tmp_path, samples, mo
     assert [m["head"] for m in meta["members"]] == [
         m["file"].replace(".onnx", ".head.npz") for m in shipped]  # every member learns
     assert all(0.3 <= m["temperature"] <= 5 for m in meta["members"])
+    widths = {m["file"]: m.get("width", 12) for m in shipped}  # first layer's channels
     for m in meta["members"]:
-        with np.load(out / m["head"]) as f:
-            assert f["weight"].shape == (8, 432)
+        with np.load(out / m["head"]) as f:  # the pooled 3x3 cells of 4 x width channels
+            assert f["weight"].shape == (8, 36 * widths[m["file"]])
             assert not np.allclose(f["weight"], trained_head(MODEL_DIR / m["file"])[0])
     assert (out / "detector.onnx").read_bytes() == (MODEL_DIR / "detector.onnx").read_bytes()
     assert not list(tmp_path.glob(".our-dice*"))  # written beside, then renamed

@@ -55,21 +55,24 @@ def test_retrain_runs_the_recipe_with_the_table_photos(tmp_path):
     trainer = _StandInTrainer()
     assert retrain.retrain(out, SAMPLES, [extra], runner=trainer, hold_out=NOT_BUNDLED) == out
     trains = [c for c in trainer.commands if "vision.training.train" in c]
-    assert len(trains) == 5 and all(_value(c, "--extra-set") == str(extra) for c in trains)
+    assert len(trains) == 7 and all(_value(c, "--extra-set") == str(extra) for c in trains)
     calibrate = [c for c in trainer.commands if "vision.training.calibrate" in c]
     for c in trains + calibrate:  # held-out sets are neither trained on nor fitted on
         assert [c[i + 1] for i, a in enumerate(c) if a == "--hold-out"] == NOT_BUNDLED
     detector, *members = trains
-    assert trainer.stages == [1, 2, 2, 1]  # the classifiers two at a time, a core each
+    assert trainer.stages == [1, 2, 2, 2, 1]  # the classifiers two at a time, a core each
     assert "--det-only" in detector and _value(detector, "--det-steps") == "5000"
     assert _value(detector, "--seed") == "4"
     assert [(_value(c, "--seed"), _value(c, "--face-steps")) for c in members] == [
-        ("7", "8000"), ("5", "8000"), ("3", "8000"), ("11", "8000")]
+        ("7", "8000"), ("5", "8000"), ("3", "8000"), ("11", "8000"), ("13", "12000"),
+        ("17", "12000")]
+    assert [_value(c, "--face-width") if "--face-width" in c else None for c in members] == [
+        None, None, None, None, "16", "16"]  # the last two wider, as shipped
     assert all("--skip-det" in c and _value(c, "--threads") == "1" for c in members)
     # A model folder the reader takes: the members' temperatures fitted on the photos.
     assert sorted(p.name for p in out.iterdir()) == [
         "detector.onnx", "faces.json", "faces.onnx", "faces_b.onnx", "faces_c.onnx",
-        "faces_d.onnx", "train_meta.json"]
+        "faces_d.onnx", "faces_e.onnx", "faces_f.onnx", "train_meta.json"]
     members = json.loads((out / "faces.json").read_text())["members"]
     shipped = json.loads((MODEL_DIR / "faces.json").read_text())["members"]
     assert [m["file"] for m in members] == [m["file"] for m in shipped]  # as the reader reads
@@ -81,7 +84,7 @@ def test_retrain_runs_the_recipe_with_the_table_photos(tmp_path):
 def test_retrain_smoke_scale_and_bad_folders(tmp_path):
     plan = retrain.stages(tmp_path, SAMPLES, [tmp_path / "x"], scale=0.01)
     assert [_value(plan[0][0], "--det-steps")] + [_value(c, "--face-steps") for c in plan[1]] \
-        == ["50", "80", "80", "80", "80"]
+        == ["50", "80", "80", "80", "80", "120", "120"]
     with pytest.raises(FileNotFoundError, match="not a labelled photo folder"):
         retrain.retrain(tmp_path / "m", SAMPLES, [tmp_path / "nothing"], runner=_StandInTrainer())
     extra = _photos(tmp_path)

@@ -37,6 +37,8 @@ def test_both_runtimes_read_the_bundled_photos_alike(samples, monkeypatch):
     ("faces_b.onnx", (1, 3, 36, 36)),
     ("faces_c.onnx", (3, 3, 36, 36)),
     ("faces_d.onnx", (1, 3, 36, 36)),
+    ("faces_e.onnx", (4, 3, 36, 36)),  # wider (first layer 16 channels)
+    ("faces_f.onnx", (1, 3, 36, 36)),
 ])
 def test_bundled_networks_take_any_batch_in_both_runtimes(name, shape):
     x = np.random.default_rng(0).uniform(-0.5, 0.5, shape).astype(np.float32)

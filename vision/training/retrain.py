@@ -5,11 +5,12 @@
 
 The table keeps labelled photos of its own dice (vision/photolog.py). This runs the
 shipped recipe (vision/training/README.md) with those photos added, their held-out
-fifth excepted: the detector (5,000 steps, seed 4); then the four face classifiers
-(8,000 steps, seeds 7, 5, 3 and 11), two at a time side by side on one thread each,
-each mining its hard negatives with that detector; then each classifier's softmax
-temperature, fitted on the public validation photos. About 27 minutes on a 2-core
-laptop; needs the `train` extra (torch). DIR is then a model folder like vision/models.
+fifth excepted: the detector (5,000 steps, seed 4); then the six face classifiers
+(8,000 steps, seeds 7, 5, 3 and 11; then two wider ones, 12,000 steps, seeds 13 and 17),
+two at a time side by side on one thread each, each mining its hard negatives with that
+detector; then each classifier's softmax temperature, fitted on the public validation
+photos. About 45 minutes on a 2-core laptop (the two wider classifiers about 17 of them);
+needs the `train` extra (torch). DIR is then a model folder like vision/models.
 Last, the new weights and the bundled ones are scored side by side on the public
 validation photos and on the table's held-out photos (benchmarks/vision_accuracy.py), so
 you can see whether the new ones read better before using them (`DICE_MODELS=DIR`, or
@@ -42,12 +43,15 @@ DETECTOR = {"seed": 4, "steps": 5000}
 # The shipped recipe's options of vision.training.train, given to every training command
 # (both networks); a leave-one-source-out fold adds --hold-out (benchmarks/vision_loso.py).
 RECIPE: tuple[str, ...] = ()
-# The reader's four classifiers (vision/models/faces.json; four since the thirty-fifth
-# session: independently trained members disagree where a die is hard, and the table asks).
+# The reader's six classifiers (vision/models/faces.json; more than two since the
+# thirty-fifth session: independently trained members disagree where a die is hard, and
+# the table asks). The last two are wider (train --face-width) and train longer.
 MEMBERS = ({"file": "faces.onnx", "seed": 7, "steps": 8000},
            {"file": "faces_b.onnx", "seed": 5, "steps": 8000},
            {"file": "faces_c.onnx", "seed": 3, "steps": 8000},
-           {"file": "faces_d.onnx", "seed": 11, "steps": 8000})
+           {"file": "faces_d.onnx", "seed": 11, "steps": 8000},
+           {"file": "faces_e.onnx", "seed": 13, "steps": 12000, "width": 16},
+           {"file": "faces_f.onnx", "seed": 17, "steps": 12000, "width": 16})
 SIDE_BY_SIDE = 2  # classifiers trained at once (one core each)
 # Fine-tuning trained weights (--from): fewer steps at a lower peak learning rate, each
 # classifier held to its own right reads (train --keep); the temperatures the started-from
@@ -90,6 +94,7 @@ def stages(out: Path, data: Path, extra: Sequence[Path], scale: float = 1.0,
                       *(["--init-det", start / "detector.onnx"] if start is not None else []))
     members = [_train("--data", data, "--out", out / f"member-{m['seed']}", "--skip-det",
                       "--face-steps", n, "--seed", m["seed"], "--threads", 1, *sets, *tune,
+                      *(["--face-width", m["width"]] if "width" in m else []),
                       *(["--init-faces", start / m["file"], "--keep", FINE_TUNE["keep"]]
                         if start is not None else []))
                for m, n in zip(MEMBERS, steps[1:])]
@@ -158,7 +163,8 @@ def retrain(out: Path, data: Path, extra: Sequence[Path], *, scale: float = 1.0,
         keep_temperatures(out / "faces.json", start / "faces.json")
     steps = step_counts(scale, start)
     meta = {"detector": {**DETECTOR, "steps": steps[0]},
-            **{m["file"]: {"seed": m["seed"], "steps": n} for m, n in zip(MEMBERS, steps[1:])},
+            **{m["file"]: {"seed": m["seed"], "steps": n, "face_width": m.get("width", 12)}
+               for m, n in zip(MEMBERS, steps[1:])},
             "fine_tuned_from": str(start) if start is not None else None,
             "learning_rate": FINE_TUNE["lr"] if start is not None else None,
             "keep": FINE_TUNE["keep"] if start is not None else None,
