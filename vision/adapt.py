@@ -5,8 +5,8 @@ box's own dice) read about half right (vision/training/README.md). The table kee
 frames whose roll the players checked (vision/photolog.py, DATA/dice-photos). From
 those, `learn` refits the last layer (a linear map from the numbers the classifier
 pools from a crop, its "features": 432, or 576 for the wider ones, to the 8 classes) of
-every classifier, with numpy in
-seconds; the detector and the layers below stay as trained. Then:
+every classifier, with numpy in seconds; the detector and the layers below stay as
+trained. Then:
 
 - crops: every detector candidate of a checked photo, found as the reader finds them
   (the profile's rotation, tray and die size; light evened out), labelled with the face

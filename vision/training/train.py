@@ -607,7 +607,8 @@ def main() -> None:
             "synth_copies": args.synth_copies, "solid_synth": args.solid_synth,
             "hold_out": args.hold_out, "new_background": args.new_background,
             "crop_share": args.crop_share, "balance": args.balance,
-            "balance_negatives": args.balance_negatives, "piece_negatives": args.piece_negatives, "lr": args.lr,
+            "balance_negatives": args.balance_negatives,
+            "piece_negatives": args.piece_negatives, "lr": args.lr,
             "init_det": args.init_det, "init_faces": args.init_faces, "keep": args.keep,
             "device": args.device}
     (args.out / "train_meta.json").write_text(json.dumps(meta, indent=1))
