@@ -167,6 +167,18 @@ def test_leave_one_source_out_reads_each_set_with_its_own_fold(tmp_path):
     assert "not trained without matteop65-train" in done.stdout
 
 
+def test_leave_one_source_out_reads_rune55_with_the_shipped_models_that_never_saw_it(tmp_path):
+    import shutil
+
+    data = tmp_path / "data"  # byler's sample photos standing in for a rune55 set
+    shutil.copytree(SAMPLES / "byler-2019-12-08", data / "rune55-gray-topdown")
+    done = _run("vision_loso.py", "--data", str(data), "--folds", str(tmp_path / "no-folds"),
+                "--limit", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "rune55-gray-topdown (held out)" in done.stdout
+    assert "read with the shipped models, trained without rune55-gray-topdown" in done.stdout
+
+
 def test_surfaces_benchmark_lays_the_dice_on_every_tray():
     from vision_surfaces import COLOURS, moved, trays
 
