@@ -136,10 +136,11 @@ def has_models(folder: Path) -> bool:
     return all((folder / f).is_file() for f in ("detector.onnx", "faces.json"))
 
 
-def held_out_by(folder: Path) -> list[str]:
-    """The sets the models in `folder` were trained without (its train_meta.json)."""
+def train_meta(folder: Path) -> dict:
+    """The models in `folder`'s train_meta.json ({} without one): its "hold_out" lists
+    the sets they were trained without."""
     meta = folder / "train_meta.json"
-    return list(json.loads(meta.read_text()).get("hold_out", [])) if meta.is_file() else []
+    return json.loads(meta.read_text()) if meta.is_file() else {}
 
 
 def train_fold(names: list[str], folder: Path, data: Path, extra: list[Path],
@@ -192,12 +193,13 @@ def main() -> int:
 
     print(f"leave one source out, data {args.data}, folds {args.folds}, one core")
     status = 0
+    shipped_held = set(train_meta(MODEL_DIR).get("hold_out", []))
     every = [s.name for s in data_sets(args.data)]
     for folder in sets:
         source = source_of(folder.name)
         fold = args.folds / source
         held = [name for name in every if source_of(name) == source]
-        shipped = not has_models(fold) and set(held) <= set(held_out_by(MODEL_DIR))
+        shipped = not has_models(fold) and set(held) <= shipped_held
         if shipped:
             fold = MODEL_DIR
         if not has_models(fold) and args.train:
@@ -212,8 +214,7 @@ def main() -> int:
                   f"or point --folds or $DICE_FOLDS at trained folds)")
             status = 1
             continue
-        meta = json.loads((fold / "train_meta.json").read_text()) \
-            if (fold / "train_meta.json").is_file() else {}
+        meta = train_meta(fold)
         if not set(held) <= set(meta.get("hold_out", [])):
             print(f"{folder.name}: the models in {fold} were not trained without "
                   f"{', '.join(held)}: skipped")

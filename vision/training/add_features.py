@@ -5,9 +5,10 @@
 vision/adapt.py learns a table's own dice by refitting each classifier's last layer on
 the features that layer reads (the pooled 3x3 cells: 432 numbers for a classifier of
 width 12, 576 for the shipped wider ones). train.py exports them as a second output,
-"features"; classifiers exported before that have only the logits. This adds the output to every member listed in
-DIR/faces.json (else faces.onnx) that lacks it: the graph and weights are unchanged,
-the logits come out as before. Needs the `onnx` package (the `train` extra).
+"features"; classifiers exported before that have only the logits. This adds the
+output to every member listed in DIR/faces.json (else faces.onnx) that lacks it: the
+graph and weights are unchanged, the logits come out as before. Needs the `onnx`
+package (the `train` extra).
 """
 from __future__ import annotations
 
