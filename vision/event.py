@@ -20,6 +20,10 @@ its ink strength (dimmer or brighter light); a Dragon or Rally view that shows n
 emblem is left out. Pip layouts 1-6 are matched the same way (turned through half a
 turn: a 2, 3 or 6 turned a quarter is another layout): a Soldier die of the Event die's
 colour matches them better than any Event face.
+
+A learned comparison (vision.event_embed) can pick the face instead, from the face's
+colour map, when a network for it is in the model folder; none ships (it read no
+better).
 """
 from __future__ import annotations
 
@@ -34,6 +38,7 @@ import cv2
 import numpy as np
 
 from calibration.profile import EVENT_FACES, EventDie, FaceTemplate, Profile
+from vision import event_embed
 from vision.color import body_color, color_distance, crop_bounds, medians_u8
 from vision.types import PLAY_CONFIDENCE
 
@@ -84,13 +89,17 @@ SQRT_W = _weight()
 W_SUM = float((SQRT_W ** 2).sum())
 
 
-def _ink(square: np.ndarray, face: float, body: np.ndarray | None = None) -> np.ndarray:
+def _ink(square: np.ndarray, face: float, body: np.ndarray | None = None, *,
+         colour: bool = False) -> np.ndarray:
     """(n, n) float32 in 0..1, how far each pixel of a BGR square is from the die's body
     colour, blurred; the face is `face` pixels wide in the square. The body colour is
     taken as seen in this picture (a glossy face that mirrors a lamp is lighter than the
     learned colour, its emblem still stands out): the median of the face's middle disc,
     or of a ring round it (a big emblem fills the middle), whichever is nearer the
-    learned colour `body` (Lab; lightness counts a tenth, as the light changes it)."""
+    learned colour `body` (Lab; lightness counts a tenth, as the light changes it).
+    colour: instead (n, n, 3) float32 in -1..1, the difference itself (Lab, in INK_SCALE
+    units, blurred alike): what the learned comparison (vision.event_embed) reads, for
+    which a white glint and a green emblem on a black die differ."""
     lab8 = cv2.cvtColor(np.ascontiguousarray(square), cv2.COLOR_BGR2LAB)
     disc, ring = _rings(square.shape[0], round(face, 3))
     refs = [np.asarray(medians_u8(lab8[disc]), np.float32)]
@@ -98,6 +107,8 @@ def _ink(square: np.ndarray, face: float, body: np.ndarray | None = None) -> np.
         refs.append(np.asarray(medians_u8(lab8[ring]), np.float32))
         refs.sort(key=lambda v: float(np.linalg.norm((v - body) * (0.1, 1.0, 1.0))))
     d = lab8.astype(np.float32) - refs[0]
+    if colour:
+        return cv2.GaussianBlur(np.clip(d / INK_SCALE, -1.0, 1.0), (0, 0), BLUR)
     ink = np.minimum(np.sqrt((d * d).sum(axis=2)) / INK_SCALE, 1.0)
     return cv2.GaussianBlur(ink, (0, 0), BLUR)
 
@@ -115,13 +126,14 @@ def _rings(n: int, face: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _turned(m: np.ndarray, angle: float) -> np.ndarray:
-    """The WIN x WIN middle of map `m` turned by `angle` degrees, weighted, flattened."""
+    """The WIN x WIN middle of map `m` (a colour map: (n, n, 3)) turned by `angle`
+    degrees, weighted, flattened."""
     n = m.shape[0]
     c = (n - 1) / 2
     r = cv2.getRotationMatrix2D((c, c), angle, 1.0)
     r[:, 2] -= (n - WIN) / 2
     out = cv2.warpAffine(m, r, (WIN, WIN), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    return (out * SQRT_W).ravel()
+    return (out * (SQRT_W if out.ndim == 2 else SQRT_W[..., None])).ravel()
 
 
 def pip_map(face: int) -> np.ndarray:
@@ -141,7 +153,8 @@ def pip_map(face: int) -> np.ndarray:
 def _padded(m: np.ndarray) -> np.ndarray:
     """A FACE-sided map in the middle of a SIZE-sided one (so turns keep the corners)."""
     p = (SIZE - FACE) // 2
-    return cv2.copyMakeBorder(m, p, SIZE - FACE - p, p, SIZE - FACE - p, cv2.BORDER_CONSTANT, value=0)
+    return cv2.copyMakeBorder(m, p, SIZE - FACE - p, p, SIZE - FACE - p, cv2.BORDER_CONSTANT,
+                              value=(0, 0, 0, 0))
 
 
 def _turns(quarters: int) -> list[float]:
@@ -197,12 +210,15 @@ def _growth(turn: float) -> float:
     return BOX_OVER_FACE * (1 + BOX_GROWTH * (abs(math.cos(turn)) + abs(math.sin(turn)) - 1))
 
 
-def template_map(t: FaceTemplate, body: np.ndarray | None = None) -> np.ndarray:
+def template_map(t: FaceTemplate, body: np.ndarray | None = None, *, colour: bool = False
+                 ) -> np.ndarray:
     """(FACE, FACE) ink map of a learned view, set upright (face_pose; its image is the
-    die's top face cut upright to the frame at the reader's box: face_template)."""
+    die's top face cut upright to the frame at the reader's box: face_template).
+    colour: its colour map instead (_ink)."""
     n = t.image.shape[0]
     angle, side = face_pose(t.image, (n - 1) / 2, (n - 1) / 2, n)
-    return _ink(_cut(t.image, (n - 1) / 2, (n - 1) / 2, side, FACE, angle), FACE, body)
+    return _ink(_cut(t.image, (n - 1) / 2, (n - 1) / 2, side, FACE, angle), FACE, body,
+                colour=colour)
 
 
 class _Learned:
@@ -230,6 +246,11 @@ class _Learned:
         same = [min(near[i, j] for j in keep if j != i and names[j] == names[i])
                 for i in keep if sum(names[j] == names[i] for j in keep) > 1]
         self.spread = max(0.002, float(np.median(same))) if same else 0.006
+        self.net = event_embed.path()  # the learned comparison's network, if any
+        self.vectors = None
+        if self.net is not None:
+            tinted = _stack([template_map(event.templates[i], body, colour=True) for i in keep], 4)
+            self.vectors = event_embed.embed(tinted, self.net)
 
     def _apart(self, maps: list[np.ndarray], views: np.ndarray, energy: np.ndarray
                ) -> np.ndarray:
@@ -257,6 +278,19 @@ class _Learned:
         for name, d in zip(self.names, dv.tolist()):
             best[name] = min(d, best.get(name, d))
         return best, float(self._distances(q, self.pips, self.pip_energy).min())
+
+    def embedded(self, q: np.ndarray | None) -> dict[str, float] | None:
+        """{face: nearest distance} of the query's colour views q (query_views) by the
+        learned comparison (vision.event_embed: 1 - the vectors' dot product), None
+        without its network."""
+        if self.vectors is None or self.net is None:
+            return None
+        d = 1.0 - event_embed.embed(q, self.net) @ self.vectors.T
+        dv = d.min(axis=0).reshape(-1, self.turns).min(axis=1)
+        best: dict[str, float] = {}
+        for name, v in zip(self.names, dv.tolist()):
+            best[name] = min(v, best.get(name, v))
+        return best
 
 
 def _consistent(near: np.ndarray, names: Sequence[str]) -> list[int]:
@@ -305,7 +339,7 @@ def _inked(ink: np.ndarray, names: Sequence[str], keep: list[int]) -> list[int]:
 
 def _learned(event: EventDie) -> _Learned:
     hit = _CACHE.get(id(event))
-    if hit is not None and hit[0] is event:
+    if hit is not None and hit[0] is event and hit[1].net == event_embed.path():
         return hit[1]
     learned = _Learned(event)
     if len(_CACHE) > 8:
@@ -373,19 +407,28 @@ def _cut(frame: np.ndarray, cx: float, cy: float, side: float, size: int,
 
 
 def query_views(frame: np.ndarray, squares: Sequence[tuple[float, float, float]],
-                body: np.ndarray | None = None) -> np.ndarray:
+                body: np.ndarray | None = None, *, colour: bool = False
+                ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """(n, WIN * WIN) weighted views of the face, set upright (face_pose): every square
-    (cx, cy, extent), size and shift."""
-    rows = []
+    (cx, cy, extent), size and shift. colour: (those, and the same views of its colour
+    map (n, WIN * WIN * 3), _ink)."""
+    rows, tinted = [], []
+    o = (SIZE - WIN) // 2
+    lo, hi = o + SHIFTS[0], o + SHIFTS[-1] + WIN
     for cx, cy, extent in squares:
         angle, side = face_pose(frame, cx, cy, extent)
         for s in SCALES:
-            ink = _ink(_cut(frame, cx, cy, CUT * side * s, SIZE, angle), FACE / s, body)
-            o = (SIZE - WIN) // 2
-            part = ink[o + SHIFTS[0]:o + SHIFTS[-1] + WIN, o + SHIFTS[0]:o + SHIFTS[-1] + WIN]
+            cut = _cut(frame, cx, cy, CUT * side * s, SIZE, angle)
+            part = _ink(cut, FACE / s, body)[lo:hi, lo:hi]
             windows = np.lib.stride_tricks.sliding_window_view(part, (WIN, WIN))  # (dy, dx, WIN, WIN)
             rows.append((windows * SQRT_W).reshape(-1, WIN * WIN))
-    return np.concatenate(rows).astype(np.float32)
+            if colour:
+                part = _ink(cut, FACE / s, body, colour=True)[lo:hi, lo:hi]
+                windows = np.lib.stride_tricks.sliding_window_view(part, (WIN, WIN), axis=(0, 1))
+                windows = windows.transpose(0, 1, 3, 4, 2)  # (dy, dx, WIN, WIN, 3)
+                tinted.append((windows * SQRT_W[..., None]).reshape(-1, WIN * WIN * 3))
+    views = np.concatenate(rows).astype(np.float32)
+    return (views, np.concatenate(tinted).astype(np.float32)) if colour else views
 
 
 def event_face(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
@@ -419,15 +462,18 @@ def event_face(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
     player_colour = not players or min(players) <= MAX_BODY_DISTANCE  # maybe a player's die
     if isinstance(label, int) and label != 1 and player_colour:
         return None  # read as a pip face other than a lone pip: a Soldier die
-    learned, best, pips = _match(frame, box, profile, body)
+    learned, best, pips, embedded = _match(frame, box, profile, body)
     ranked = sorted((d, name) for name, d in best.items())
     (d1, name), (d2, _) = ranked[0], ranked[1]
     need = PIP_MARGIN if (shared or isinstance(label, int)) and label != "nopips" else 1.0
     if d1 >= need * pips or d1 > REJECT * learned.spread:
         return None  # a pip layout fits better: a Soldier die (or not this die at all)
-    margin = 1.0 - d1 / d2 if d2 > 0 else 0.0
     spread = learned.spread
     fit = 1.0 if d1 <= 3.0 * spread else float(np.exp(-(d1 - 3.0 * spread) / (3.0 * spread)))
+    if embedded is not None:
+        ranked = sorted((d, n) for n, d in embedded.items())
+        (d1, name), (d2, _) = ranked[0], ranked[1]
+    margin = 1.0 - d1 / d2 if d2 > 0 else 0.0
     return name, event_confidence(margin * fit)
 
 
@@ -448,20 +494,29 @@ def one_frame(frame: np.ndarray) -> Iterator[None]:
 
 
 def _match(frame: np.ndarray, box: tuple[float, ...] | list[float], profile: Profile,
-           body: np.ndarray) -> tuple[_Learned, dict[str, float], float]:
-    """The learned Event die, and the die in `box` matched to it: ({face: best distance},
-    best pip-layout distance), _Learned.match. Remembered inside one_frame(frame)."""
+           body: np.ndarray
+           ) -> tuple[_Learned, dict[str, float], float, dict[str, float] | None]:
+    """The learned Event die, and the die in `box` matched to it: {face: best distance}
+    and the best pip-layout distance (_Learned.match), and {face: nearest distance} by
+    the learned comparison (_Learned.embedded). Remembered inside one_frame(frame)."""
     scope = getattr(_FRAME, "matches", None)
     memo = scope[1] if scope is not None and scope[0] is frame else None
     key = (tuple(float(v) for v in box), np.asarray(body, np.float64).tobytes(), id(profile.event))
     if memo is not None and key in memo and memo[key][0] is profile.event:
         return memo[key][1]
     learned = _learned(profile.event)
-    views = query_views(frame, face_squares(frame, box, body), profile.event.body.mean_array())
+    squares = face_squares(frame, box, body)
+    learned_body = profile.event.body.mean_array()
+    tinted = None
+    if learned.vectors is not None:
+        views, tinted = query_views(frame, squares, learned_body, colour=True)
+    else:
+        views = query_views(frame, squares, learned_body)
     best, pips = learned.match(views)
+    out = (learned, best, pips, learned.embedded(tinted))
     if memo is not None:
-        memo[key] = (profile.event, (learned, best, pips))
-    return learned, best, pips
+        memo[key] = (profile.event, out)
+    return out
 
 
 def event_likeness(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
@@ -484,7 +539,7 @@ def event_likeness(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
         body = body_color(frame, box)
     if body is None:
         return float("-inf")
-    learned, best, pips = _match(frame, box, profile, body)
+    learned, best, pips, _ = _match(frame, box, profile, body)
     nearest = max(min(best.values()), 1e-3 * learned.spread)
     return float(np.log(pips / nearest) - color_distance(body, profile.event.body))
 
