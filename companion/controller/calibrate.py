@@ -135,13 +135,20 @@ class ProfileKeeper:
     def capture_event(self, frame: Any, face: Any) -> dict[str, Any]:
         """Keep a picture of one Event-die face; once every face has one, learn the die.
 
-        A picture is kept only when the Event die is found in it and, once every face
-        has a picture, the die is learned with it: a refused picture changes nothing (a
+        A picture is kept only when the Event die is found in it, away from the edge of
+        the camera's view (calibration.event_die.near_edge: seen from the side there, its
+        top face is not learned well) and, once every face has a picture, the die is learned with it: a refused picture changes nothing (a
         kept bad one would make every later picture fail too). Where the die was found
         comes back as "event_last" (its box, and whether the reader takes it for a die),
         for the players to check: a picture with the die half out of view can have a
         dark corner of the tray found instead, and forget_event_picture takes it back."""
-        from calibration.event_die import event_boxes, learn_event, surely_a_die
+        from calibration.event_die import (
+            TOWARDS_MIDDLE,
+            event_boxes,
+            learn_event,
+            near_edge,
+            surely_a_die,
+        )
         from calibration.profile import EVENT_FACES
 
         if face not in EVENT_FACES:
@@ -150,6 +157,9 @@ class ProfileKeeper:
         side = self.profile.die_side
         with self._event_lock:
             box = event_boxes({face: [frame]}, die_side=side)[face][0]  # CalibrationError: not kept
+            if near_edge(frame, box):
+                raise CalibrationError(f"{TOWARDS_MIDDLE[0].upper()}{TOWARDS_MIDDLE[1:]}, "
+                                       "and take the picture again.")
             frames = {f: list(v) for f, v in self.event_frames.items()}
             frames.setdefault(face, []).append(frame)
             before = self.profile.event

@@ -298,3 +298,24 @@ def test_a_thing_found_that_the_reader_does_not_take_for_a_die_is_shown_as_unsur
     assert last["face"] == "blank" and last["sure"] is False
     assert _inside(((last["box"][0] + last["box"][2] / 2) * 640,
                     (last["box"][1] + last["box"][3] / 2) * 480), (500, 330, 60, 55))
+
+
+def test_an_event_die_picture_with_the_die_near_the_edge_is_refused(setup):
+    """Near the edge of the camera's view the die is seen from the side, and its top face
+    is learned off centre: the page asks for it nearer the middle, and keeps nothing."""
+    from vision.synthetic import SynthDie, procedural_background, render_frame
+
+    app, client, keeper, _ = setup
+    rng = np.random.default_rng(9)
+    background = procedural_background((480, 640), rng)
+    near, _ = render_frame([SynthDie("blank", (600.0, 240.0), 44.0, 20.0)],
+                           background=background, rng=rng)
+    show(app, near)
+    r = client.post("/api/calibration/event", json={"face": "blank"})
+    assert r.status_code == 400 and "nearer the middle" in r.json["error"]
+    assert keeper.event_frames == {} and keeper.profile.event is None
+    middle, _ = render_frame([SynthDie("blank", (330.0, 250.0), 44.0, 20.0)],
+                             background=background, rng=rng)
+    show(app, middle)
+    assert client.post("/api/calibration/event", json={"face": "blank"}).status_code == 200
+    assert len(keeper.event_frames["blank"]) == 1
