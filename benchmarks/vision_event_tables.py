@@ -171,49 +171,87 @@ def load(cache: Path, k: int, scene: Any, frames: list[tuple[str, list[Any]]]
     return out
 
 
-def calibrate(frames: dict[str, tuple[np.ndarray, list[dict]]]
+def phone_pictures(frames: dict[str, tuple[np.ndarray, list[dict]]], profile: Any,
+                   wanted: int) -> dict[str, list[np.ndarray]]:
+    """The Event-die pictures of each face the phone page keeps, `wanted` a face: the
+    players take the face's pictures in turn, and the page refuses one where the die is
+    not found or lies near the edge of the camera's view (as
+    companion/controller/calibrate.py capture_event does), so they take the next. A face
+    with fewer pictures kept than wanted makes up its number with the first refused."""
+    from calibration.event_die import event_boxes, near_edge
+    from calibration.finding import CalibrationError
+
+    out = {}
+    for face in FACES:
+        names = sorted(n for n in frames if n.startswith(f"event-{face}-"))
+        kept = []
+        for name in names:
+            image = frames[name][0]
+            try:
+                box = event_boxes({face: [image]}, die_side=profile.die_side)[face][0]
+            except CalibrationError:
+                continue
+            if not near_edge(image, box):
+                kept.append(name)
+            if len(kept) == wanted:
+                break
+        kept += [n for n in names if n not in kept][:wanted - len(kept)]
+        out[face] = [frames[n][0] for n in sorted(kept)]
+    return out
+
+
+def calibrate(frames: dict[str, tuple[np.ndarray, list[dict]]], event_pictures: int = 2,
+              retakes: bool = True
               ) -> tuple[Any, list[str], str, list[tuple[str, Any, bool | None, bool]]]:
     """(profile, what could not be calibrated, the Event-die verdict, the Event-die
-    pictures: event_pictures) through the real calibration code, one part at a time so a
-    failing part leaves the others."""
+    pictures learned from: event_pictures) through the real calibration code, one part
+    at a time so a failing part leaves the others; `event_pictures` pictures of each
+    Event face, those the phone page keeps (phone_pictures) unless not `retakes` (then
+    the first ones)."""
     from calibration.procedures import CalibrationError, build_profile
 
     profile, failed, notes = build_profile(), [], []
     parts: list[tuple[str, dict]] = [("tray", {"tray": frames["tray"][0]})]
     players = {n.split("-", 1)[1]: f for n, (f, _) in frames.items() if n.startswith("player-")}
     parts.append(("players", {"players": players}))
-    event = {face: [f for n, (f, _) in sorted(frames.items()) if n.startswith(f"event-{face}-")]
-             for face in FACES}
-    parts.append(("event", {"event": event}))
     for what, kwargs in parts:
         try:
             profile = build_profile(base=profile, notes=notes, **kwargs)
         except CalibrationError as exc:
             failed.append(f"{what}: {exc}")
+    if retakes:
+        event = phone_pictures(frames, profile, event_pictures)
+    else:
+        event = {face: [frames[n][0] for n in sorted(frames) if n.startswith(f"event-{face}-")]
+                 [:event_pictures] for face in FACES}
+    try:
+        profile = build_profile(base=profile, notes=notes, event=event)
+    except CalibrationError as exc:
+        failed.append(f"event: {exc}")
     if profile.event is None:
         return profile, failed, "NOT found (" + failed[-1].split(": ", 1)[1] + ")", []
     # Did it learn the right die? Every box it chose must be on the labelled Event die.
-    pictures = event_pictures(frames, profile)
+    pictures = event_pictures_of(frames, event, profile)
     wrong = [name for name, _, on_die, _ in pictures if on_die is False]
     if wrong:
         return profile, failed, f"learned the wrong thing in {wrong[0]}", pictures
     return profile, failed, "found" + "".join(f" ({n})" for n in notes), pictures
 
 
-def event_pictures(frames: dict[str, tuple[np.ndarray, list[dict]]], profile: Any
-                   ) -> list[tuple[str, Any, bool | None, bool]]:
-    """Each Event-die picture: (name, the box the calibration learned the die from (found
-    as it found them: at the players' dice size; None: left out), whether that box is on
-    the labelled die (None: no label or no box), and whether the phone page shows it as
-    sure: calibration.event_die.surely_a_die)."""
+def event_pictures_of(frames: dict[str, tuple[np.ndarray, list[dict]]],
+                      event: dict[str, list[np.ndarray]], profile: Any
+                      ) -> list[tuple[str, Any, bool | None, bool]]:
+    """Each Event-die picture learned from (`event`, by face, frames of `frames`): (name,
+    the box the calibration learned the die from (found as it found them: at the players'
+    dice size; None: left out), whether that box is on the labelled die (None: no label or
+    no box), and whether the phone page shows it as sure:
+    calibration.event_die.surely_a_die)."""
     from calibration.event_die import event_boxes, surely_a_die
 
-    event = {face: [f for n, (f, _) in sorted(frames.items()) if n.startswith(f"event-{face}-")]
-             for face in FACES}
     boxes = event_boxes(event, die_side=profile.die_side, left_out=[])
     out = []
     for face, found in boxes.items():
-        names = [n for n in sorted(frames) if n.startswith(f"event-{face}-")]
+        names = [n for img in event[face] for n, (f, _) in frames.items() if f is img]
         for name, box in zip(names, found):
             image, labels = frames[name]
             on_die = sure = None
@@ -344,6 +382,9 @@ def main() -> int:
     ap.add_argument("--rolls", type=int, default=20)
     ap.add_argument("--cache", type=Path, default=CACHE)
     ap.add_argument("--render-only", action="store_true", help="render the missing frames, read none")
+    ap.add_argument("--no-retakes", action="store_true",
+                    help="calibrate with the first --event-pictures pictures of each face, as "
+                         "taken, not those the phone page keeps (it refuses a die near the edge)")
     ap.add_argument("--event-pictures", type=int, default=2, choices=range(1, MAX_EVENT_PICTURES + 1), metavar="N",
                     help="pictures of each Event face the calibration learns from")
     args = ap.parse_args()
@@ -351,7 +392,8 @@ def main() -> int:
     tables = []
     for k in range(args.tables):
         scene = table_scene(k)
-        tables.append((k, scene, table_frames(scene, k, args.rolls, args.event_pictures)))
+        pictures = args.event_pictures if args.no_retakes else MAX_EVENT_PICTURES
+        tables.append((k, scene, table_frames(scene, k, args.rolls, pictures)))
     missing = [k for k, s, f in tables if load(args.cache, k, s, f) is None]
     if missing:
         try:
@@ -377,7 +419,8 @@ def main() -> int:
         frames = load(args.cache, k, scene, names)
         assert frames is not None
         print(describe(k, scene, frames))
-        profile, failed, verdict, pictures = calibrate(frames)
+        profile, failed, verdict, pictures = calibrate(frames, args.event_pictures,
+                                                       retakes=not args.no_retakes)
         found += verdict.startswith("found")
         shown.update((on, sure) for _, box, on, sure in pictures if box is not None)
         print(f"  calibration: Event die {verdict}"
