@@ -1,15 +1,17 @@
 """The Event die end to end, on rendered Dragon Farkle tables no network was trained on.
 
     .venv/bin/python benchmarks/vision_event_tables.py [--tables 6] [--rolls 20]
-                                                       [--event-pictures 2]
+                                                       [--event-pictures 2] [--no-retakes]
                                                        [--cache DIR] [--render-only]
 
 Each table (numbers 100000 and up, far from the training renders') is pinned: one tray,
 camera and light, two or three players' colour sets (one sometimes of the Event die's
 own colour) and an Event die whose body is black, white, a set's colour or any other.
 For each table the frames a player would take are rendered: the empty tray, each
-player's six dice alone, the Event die alone showing each face (--event-pictures
-frames a face, 2 unless told, at random spots; the players may take more), then
+player's six dice alone, the Event die alone showing each face (six frames a face at
+random spots: calibration learns from --event-pictures of them, 2 unless told, those
+the phone page keeps, which refuses a die near the picture's edge; --no-retakes: the
+first ones as taken), then
 `--rolls` rolls (one player's 1-6 Soldier dice and the Event die; every fifth with two
 players' dice). They are cached in `--cache` (default
 .cache/vision_event_tables, resumable; a frame whose table or dice change is rendered
