@@ -122,20 +122,16 @@ def near_edge(frame: np.ndarray, box: Box) -> bool:
     return max(abs(cx - w / 2) / (w / 2), abs(cy - h / 2) / (h / 2)) >= EDGE_BAND
 
 
-def away_from_edges(frames: Mapping[str, Sequence[np.ndarray]],
-                    boxes: Mapping[str, Sequence[Box | None]], notes: list[str]
-                    ) -> dict[str, list[Box | None]]:
-    """`boxes` (event_boxes) less the pictures whose die lies near the picture's edge
-    (near_edge), each said in `notes`, as long as its face keeps a picture with the die
-    away from the edge."""
-    out: dict[str, list[Box | None]] = {}
-    for face, found in boxes.items():
-        edge = [b is not None and near_edge(frames[face][i], b) for i, b in enumerate(found)]
-        keeps = any(b is not None and not e for b, e in zip(found, edge))
-        out[face] = [None if e and keeps else b for b, e in zip(found, edge)]
-        notes += [f"in {face} frame {i + 1} {TOWARDS_MIDDLE}: that picture is left out"
-                  for i, e in enumerate(edge) if e and keeps]
-    return out
+def edge_pictures(frames: Mapping[str, Sequence[np.ndarray]],
+                  boxes: Mapping[str, Sequence[Box | None]]) -> list[str]:
+    """A sentence for each picture whose die lies near the picture's edge (near_edge),
+    asking for it again nearer the middle. The picture is still learned from: left out,
+    its face would keep one view fewer, and on the rendered tables, two pictures a face,
+    that played a roll wrong (the phone page refuses such a picture instead, and the
+    players take another)."""
+    return [f"in {face} frame {i + 1} {TOWARDS_MIDDLE}, and take that picture again"
+            for face, found in boxes.items() for i, b in enumerate(found)
+            if b is not None and near_edge(frames[face][i], b)]
 
 
 def _whole_faces(boxes: dict[str, list[Box | None]]) -> dict[str, list[Box | None]]:

@@ -21,7 +21,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from calibration.event_die import away_from_edges, event_boxes, learn_event, unsure_pictures
+from calibration.event_die import edge_pictures, event_boxes, learn_event, unsure_pictures
 from calibration.finding import (
     MIN_DIE_SIDE,
     Box,
@@ -158,10 +158,9 @@ def build_profile(*, base: Profile | None = None, tray: np.ndarray | None = None
     """A profile from calibration frames; what is not given is kept from `base` (default).
 
     notes: given a list, an Event-die picture where the die cannot be found is left out
-    (its face keeping another) and said there; without it, it is an error. So is one,
-    given the list, whose die lies near the picture's edge (event_die.near_edge), when
-    its face has a picture with the die away from it. A picture
-    whose die the camera is not sure of is said there too (event_die.unsure_pictures)."""
+    (its face keeping another) and said there; without it, it is an error. A picture
+    whose die the camera is not sure of is said there too (event_die.unsure_pictures),
+    and one whose die lies near the picture's edge (event_die.edge_pictures)."""
     profile = base or default_profile()
     if tray is not None:
         polygon, guessed = learn_tray(tray)
@@ -181,9 +180,7 @@ def build_profile(*, base: Profile | None = None, tray: np.ndarray | None = None
         profile = replace(profile, colors=colors, die_side=measure_die_side(sides))
     if event:
         boxes = event_boxes(event, die_side=profile.die_side, left_out=notes)
-        if notes is not None:
-            boxes = away_from_edges(event, boxes, notes)
         profile = replace(profile, event=learn_event(event, boxes, die_side=profile.die_side))
         if notes is not None:
-            notes += unsure_pictures(event, boxes)
+            notes += unsure_pictures(event, boxes) + edge_pictures(event, boxes)
     return profile

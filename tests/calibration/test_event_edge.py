@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from calibration.event_die import EDGE_BAND, away_from_edges, near_edge
+from calibration.event_die import EDGE_BAND, edge_pictures, near_edge
 
 
 def test_near_the_edge_is_the_outer_band_of_either_side() -> None:
@@ -19,12 +19,11 @@ def test_near_the_edge_is_the_outer_band_of_either_side() -> None:
     assert near_edge(frame, box(320, 240 - EDGE_BAND * 240 - 1))  # the top band too
 
 
-def test_a_picture_near_the_edge_is_left_out_while_its_face_has_another() -> None:
+def test_a_picture_near_the_edge_is_said_and_still_learned_from() -> None:
     frame = np.zeros((480, 640, 3), np.uint8)
     edge, middle = (600.0, 220.0, 40.0, 40.0), (300.0, 220.0, 40.0, 40.0)
-    frames = {"blank": [frame, frame], "dragon": [frame, frame], "rally": [frame]}
-    boxes = {"blank": [edge, middle], "dragon": [edge, edge], "rally": [None]}
-    notes: list[str] = []
-    kept = away_from_edges(frames, boxes, notes)
-    assert kept == {"blank": [None, middle], "dragon": [edge, edge], "rally": [None]}
-    assert len(notes) == 1 and "blank frame 1" in notes[0] and "nearer the middle" in notes[0]
+    frames = {"blank": [frame, frame], "dragon": [frame], "rally": [frame]}
+    boxes = {"blank": [middle, edge], "dragon": [middle], "rally": [None]}
+    notes = edge_pictures(frames, boxes)
+    assert len(notes) == 1 and "blank frame 2" in notes[0] and "nearer the middle" in notes[0]
+    assert boxes["blank"] == [middle, edge]  # nothing is left out
