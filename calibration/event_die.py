@@ -32,8 +32,8 @@ PART_OF_FACE = 0.65  # a face square under this share of the blank face's is a p
 SURE_DIE = 0.5  # a square learned from with the face classifier's die probability under this: "check it"
 PLAY_VIEWS = 6  # views of a face, the calibration's pictures among them, before play adds no more
 # A die whose centre lies this far out from the picture's middle (share of the half
-# width or half height) is seen from the side: its face is not learned from there
-# (near_edge).
+# width or half height) is seen from the side: the phone page asks for it nearer the
+# middle (near_edge).
 EDGE_BAND = 0.8
 TOWARDS_MIDDLE = ("the Event die lies near the edge of the camera's view, where it is seen "
                   "from the side: put it nearer the middle of the tray")

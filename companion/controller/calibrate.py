@@ -137,8 +137,9 @@ class ProfileKeeper:
 
         A picture is kept only when the Event die is found in it, away from the edge of
         the camera's view (calibration.event_die.near_edge: seen from the side there, its
-        top face is not learned well) and, once every face has a picture, the die is learned with it: a refused picture changes nothing (a
-        kept bad one would make every later picture fail too). Where the die was found
+        top face is not learned well) and, once every face has a picture, the die is
+        learned with it: a refused picture changes nothing (a kept bad one would make
+        every later picture fail too). Where the die was found
         comes back as "event_last" (its box, and whether the reader takes it for a die),
         for the players to check: a picture with the die half out of view can have a
         dark corner of the tray found instead, and forget_event_picture takes it back."""
