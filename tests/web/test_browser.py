@@ -249,16 +249,23 @@ def test_framing_the_tray_and_learning_a_dice_colour_by_tapping(live_server, pho
     expect(page.locator("#calib .tags")).to_contain_text("px wide")
     assert "red" in parts.calibration.profile.colors and parts.calibration.profile.die_side
 
-    # An Event-die picture without the die is refused and not counted; a good one is, and
-    # the pictures can be started again.
-    from vision.synthetic import random_event_frame
-
+    # An Event-die picture without the die, or with it near the picture's edge, is refused
+    # and not counted; a good one is, and the pictures can be started again.
     background = procedural_background((480, 640), rng)
     parts.table.live.show(background)
     page.locator("#calib .seg button", has_text="Dragon").tap()
     expect(page.locator("#toast")).to_contain_text("Event die")
     expect(page.locator("#calib .seg button", has_text="Dragon")).to_contain_text("(0)")
-    parts.table.live.show(random_event_frame("dragon", rng, background=background)[0])
+
+    def event_die_at(x: float) -> np.ndarray:
+        die = SynthDie("dragon", (x, 250.0), 44.0, 20.0)
+        return render_frame([die], background=background, rng=rng)[0]
+
+    parts.table.live.show(event_die_at(605.0))
+    page.locator("#calib .seg button", has_text="Dragon").tap()
+    expect(page.locator("#toast")).to_contain_text("nearer the middle")
+    expect(page.locator("#calib .seg button", has_text="Dragon")).to_contain_text("(0)")
+    parts.table.live.show(event_die_at(330.0))
     page.locator("#calib .seg button", has_text="Dragon").tap()
     expect(page.locator("#calib .seg button", has_text="Dragon")).to_contain_text("(1)")
     # Where the die was found is drawn on the picture; a wrong find is forgotten alone.
