@@ -92,21 +92,30 @@ W_SUM = float((SQRT_W ** 2).sum())
 def _ink(square: np.ndarray, face: float, body: np.ndarray | None = None, *,
          colour: bool = False) -> np.ndarray:
     """(n, n) float32 in 0..1, how far each pixel of a BGR square is from the die's body
-    colour, blurred; the face is `face` pixels wide in the square. The body colour is
-    taken as seen in this picture (a glossy face that mirrors a lamp is lighter than the
-    learned colour, its emblem still stands out): the median of the face's middle disc,
-    or of a ring round it (a big emblem fills the middle), whichever is nearer the
-    learned colour `body` (Lab; lightness counts a tenth, as the light changes it).
+    colour (_difference), blurred; the face is `face` pixels wide in the square.
     colour: instead (n, n, 3) float32 in -1..1, the difference itself (Lab, in INK_SCALE
     units, blurred alike): what the learned comparison (vision.event_embed) reads, for
     which a white glint and a green emblem on a black die differ."""
+    return _mapped(_difference(square, face, body), colour=colour)
+
+
+def _difference(square: np.ndarray, face: float, body: np.ndarray | None) -> np.ndarray:
+    """(n, n, 3) float32 Lab difference of each pixel of a BGR square from the die's body
+    colour as seen in this picture (a glossy face that mirrors a lamp is lighter than the
+    learned colour, its emblem still stands out): the median of the face's middle disc,
+    or of a ring round it (a big emblem fills the middle), whichever is nearer the
+    learned colour `body` (Lab; lightness counts a tenth, as the light changes it)."""
     lab8 = cv2.cvtColor(np.ascontiguousarray(square), cv2.COLOR_BGR2LAB)
     disc, ring = _rings(square.shape[0], round(face, 3))
     refs = [np.asarray(medians_u8(lab8[disc]), np.float32)]
     if body is not None:
         refs.append(np.asarray(medians_u8(lab8[ring]), np.float32))
         refs.sort(key=lambda v: float(np.linalg.norm((v - body) * (0.1, 1.0, 1.0))))
-    d = lab8.astype(np.float32) - refs[0]
+    return lab8.astype(np.float32) - refs[0]
+
+
+def _mapped(d: np.ndarray, *, colour: bool = False) -> np.ndarray:
+    """The ink map (or, colour, the colour map) of a Lab difference (_difference): _ink."""
     if colour:
         return cv2.GaussianBlur(np.clip(d / INK_SCALE, -1.0, 1.0), (0, 0), BLUR)
     ink = np.minimum(np.sqrt((d * d).sum(axis=2)) / INK_SCALE, 1.0)
@@ -273,11 +282,15 @@ class _Learned:
 
     def match(self, q: np.ndarray) -> tuple[dict[str, float], float]:
         """({face: best distance}, best pip-layout distance) for the query views q."""
-        dv = self._distances(q, self.views, self.view_energy).reshape(-1, self.turns).min(axis=1)
-        best: dict[str, float] = {}
-        for name, d in zip(self.names, dv.tolist()):
-            best[name] = min(d, best.get(name, d))
+        best = self._by_face(self._distances(q, self.views, self.view_energy))
         return best, float(self._distances(q, self.pips, self.pip_energy).min())
+
+    def _by_face(self, d: np.ndarray) -> dict[str, float]:
+        """{face: the smallest of `d`, one distance per view and turn, over its views}."""
+        best: dict[str, float] = {}
+        for name, v in zip(self.names, d.reshape(-1, self.turns).min(axis=1).tolist()):
+            best[name] = min(v, best.get(name, v))
+        return best
 
     def embedded(self, q: np.ndarray | None) -> dict[str, float] | None:
         """{face: nearest distance} of the query's colour views q (query_views) by the
@@ -285,12 +298,7 @@ class _Learned:
         without its network."""
         if self.vectors is None or self.net is None:
             return None
-        d = 1.0 - event_embed.embed(q, self.net) @ self.vectors.T
-        dv = d.min(axis=0).reshape(-1, self.turns).min(axis=1)
-        best: dict[str, float] = {}
-        for name, v in zip(self.names, dv.tolist()):
-            best[name] = min(v, best.get(name, v))
-        return best
+        return self._by_face((1.0 - event_embed.embed(q, self.net) @ self.vectors.T).min(axis=0))
 
 
 def _consistent(near: np.ndarray, names: Sequence[str]) -> list[int]:
@@ -418,12 +426,12 @@ def query_views(frame: np.ndarray, squares: Sequence[tuple[float, float, float]]
     for cx, cy, extent in squares:
         angle, side = face_pose(frame, cx, cy, extent)
         for s in SCALES:
-            cut = _cut(frame, cx, cy, CUT * side * s, SIZE, angle)
-            part = _ink(cut, FACE / s, body)[lo:hi, lo:hi]
+            d = _difference(_cut(frame, cx, cy, CUT * side * s, SIZE, angle), FACE / s, body)
+            part = _mapped(d)[lo:hi, lo:hi]
             windows = np.lib.stride_tricks.sliding_window_view(part, (WIN, WIN))  # (dy, dx, WIN, WIN)
             rows.append((windows * SQRT_W).reshape(-1, WIN * WIN))
             if colour:
-                part = _ink(cut, FACE / s, body, colour=True)[lo:hi, lo:hi]
+                part = _mapped(d, colour=True)[lo:hi, lo:hi]
                 windows = np.lib.stride_tricks.sliding_window_view(part, (WIN, WIN), axis=(0, 1))
                 windows = windows.transpose(0, 1, 3, 4, 2)  # (dy, dx, WIN, WIN, 3)
                 tinted.append((windows * SQRT_W[..., None]).reshape(-1, WIN * WIN * 3))
