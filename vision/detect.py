@@ -15,6 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision import topface
 from vision.onnxnets import load_net, model_dir
 
 DET_WIDTH = 320
@@ -79,6 +80,7 @@ class DieDetector:
         scale: as in heatmap. region: (x0, y0, x1, y1), look only inside it (the tray);
         candidates are in the frame's pixels either way. threshold: the least score of a
         candidate, instead of the detector's own."""
+        full = frame
         x0 = y0 = 0
         if region is not None:
             h, w = frame.shape[:2]
@@ -104,7 +106,28 @@ class DieDetector:
                    for c in found):
                 continue
             found.append(Candidate((cx, cy), side, float(heat[iy, ix])))
+        return on_top_faces(full, found, self.threshold)
+
+
+def on_top_faces(frame: np.ndarray, found: list[Candidate], threshold: float
+                 ) -> list[Candidate]:
+    """`found` (by score) with each candidate of at least `threshold` moved onto its die's
+    top face (vision.topface, when its network is there), and those that then land on a
+    better candidate's die (closer than 0.45 side, as the peaks are merged) left out.
+    Weaker peaks, which only the Event die's second look reads, are left as found."""
+    file = topface.path()
+    strong = [c for c in found if c.score >= threshold]
+    if file is None or not strong:
         return found
+    moved = dict(zip((id(c) for c in strong), topface.refine(frame, strong, file)))
+    out: list[Candidate] = []
+    for c in found:
+        c = moved.get(id(c), c)
+        if any(np.hypot(c.center[0] - o.center[0], c.center[1] - o.center[1])
+               < 0.45 * max(c.side, o.side) for o in out):
+            continue
+        out.append(c)
+    return out
 
 
 def detect_dice(frame: np.ndarray, *, threshold: float = DEFAULT_THRESHOLD) -> list[Candidate]:

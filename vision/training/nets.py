@@ -56,6 +56,26 @@ class FaceNet(nn.Module):
         return self.fc(self.features(x))
 
 
+class TopFaceNet(nn.Module):
+    """Input (N,3,48,48): a candidate die cut 1.8 face sides wide (vision.topface), scaled
+    to 0..1 minus 0.5; output (N,3): where its top face is, as the centre's offset from
+    the cut's centre in candidate face sides (x, y) and log(top face side / candidate
+    side)."""
+
+    def __init__(self, width: int = 12, size: int = 48) -> None:
+        super().__init__()
+        w = width
+        self.body = nn.Sequential(
+            _block(3, w, 2), _block(w, 2 * w), _block(2 * w, 2 * w, 2), _block(2 * w, 4 * w, 2),
+            nn.Flatten())  # size / 8 cells a side kept: where the face lies is the answer
+        cells = size // 8
+        self.head = nn.Sequential(nn.Linear(4 * w * cells * cells, 64), nn.ReLU(inplace=True),
+                                  nn.Linear(64, 3))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.body(x))
+
+
 def load_onnx(net: nn.Module, path: str) -> nn.Module:
     """Start `net` (a Detector or FaceNet of the same widths) from trained weights in an
     ONNX file written by train.export, for fine-tuning. The export folded each batch norm
