@@ -22,6 +22,7 @@ DET_WIDTH = 320
 DET_SIDE = 20.0  # face side in input px the detector reads best (trained on about 12-45)
 STRIDE = 4
 DEFAULT_THRESHOLD = 0.4
+MERGE = 0.45  # peaks closer than this many face sides are one die's
 
 
 @dataclass(frozen=True)
@@ -100,20 +101,25 @@ class DieDetector:
             cx = x0 + (ix + float(out[2, iy, ix])) * STRIDE / sx
             cy = y0 + (iy + float(out[3, iy, ix])) * STRIDE / sy
             side = 16 * float(np.exp(np.clip(out[1, iy, ix], -3, 3))) / sx
-            # Touching dice's peaks are about one side apart, and the two predicted centres
-            # lean towards each other: merge only what is closer than 0.45 side.
-            if any(np.hypot(cx - c.center[0], cy - c.center[1]) < 0.45 * max(side, c.side)
-                   for c in found):
-                continue
-            found.append(Candidate((cx, cy), side, float(heat[iy, ix])))
+            cand = Candidate((cx, cy), side, float(heat[iy, ix]))
+            if not _merged(cand, found):
+                found.append(cand)
         return on_top_faces(full, found, self.threshold)
+
+
+def _merged(c: Candidate, found: list[Candidate]) -> bool:
+    """Whether `c` is a peak of a die already found. Touching dice's peaks are about one
+    side apart, and the two predicted centres lean towards each other: merge only what
+    is closer than MERGE side."""
+    return any(np.hypot(c.center[0] - o.center[0], c.center[1] - o.center[1])
+               < MERGE * max(c.side, o.side) for o in found)
 
 
 def on_top_faces(frame: np.ndarray, found: list[Candidate], threshold: float
                  ) -> list[Candidate]:
     """`found` (by score) with each candidate of at least `threshold` moved onto its die's
     top face (vision.topface, when its network is there), and those that then land on a
-    better candidate's die (closer than 0.45 side, as the peaks are merged) left out.
+    better candidate's die left out, as the peaks are merged (_merged).
     Weaker peaks, which only the Event die's second look reads, are left as found."""
     file = topface.path()
     strong = [c for c in found if c.score >= threshold]
@@ -123,10 +129,8 @@ def on_top_faces(frame: np.ndarray, found: list[Candidate], threshold: float
     out: list[Candidate] = []
     for c in found:
         c = moved.get(id(c), c)
-        if any(np.hypot(c.center[0] - o.center[0], c.center[1] - o.center[1])
-               < 0.45 * max(c.side, o.side) for o in out):
-            continue
-        out.append(c)
+        if not _merged(c, out):
+            out.append(c)
     return out
 
 

@@ -17,12 +17,11 @@ $DICE_EVENT_EMBED names; $DICE_EVENT_EMBED=0 leaves it out.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 
-from vision.onnxnets import load_net, model_dir
+from vision.onnxnets import load_net, optional_net
 
 WIN = 20  # the compared window's side (vision.event.WIN)
 CHANNELS = 3  # a window of a colour map: its Lab difference from the body colour
@@ -39,15 +38,7 @@ def embed_input(windows: np.ndarray) -> np.ndarray:
 def path() -> Path | None:
     """The comparison network's file, or None when it is switched off or not in the
     model folder (a file $DICE_EVENT_EMBED names must be there)."""
-    wanted = os.environ.get("DICE_EVENT_EMBED", "").strip()
-    if wanted == "0":
-        return None
-    if wanted:
-        if not Path(wanted).is_file():
-            raise FileNotFoundError(f"DICE_EVENT_EMBED names no file: {wanted}")
-        return Path(wanted)
-    p = model_dir() / FILE
-    return p if p.is_file() else None
+    return optional_net("DICE_EVENT_EMBED", FILE)
 
 
 def embed(windows: np.ndarray, file: Path) -> np.ndarray:

@@ -132,6 +132,21 @@ def _load(path: str, which: str, threads: int) -> Net:
     return OpenCVNet(path)
 
 
+def optional_net(variable: str, name: str) -> Path | None:
+    """An optional network's file: the one the environment variable `variable` names
+    (which must be there), none when it is "0", else `name` in the model folder when it
+    is there."""
+    wanted = os.environ.get(variable, "").strip()
+    if wanted == "0":
+        return None
+    if wanted:
+        if not Path(wanted).is_file():
+            raise FileNotFoundError(f"{variable} names no file: {wanted}")
+        return Path(wanted)
+    p = model_dir() / name
+    return p if p.is_file() else None
+
+
 def stamp(path: str | Path) -> int:
     """The file's modification time (ns), 0 when it is missing: part of a cache key, so
     a model folder rewritten in place (vision/adapt.py) is read again."""

@@ -20,7 +20,6 @@ the file $DICE_TOPFACE names; $DICE_TOPFACE=0 leaves it out.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -28,7 +27,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.onnxnets import load_net, model_dir
+from vision.faces import face_matrix
+from vision.onnxnets import load_net, optional_net
 
 FILE = "topface.onnx"
 WINDOW = 1.8  # the cut is this many candidate face sides wide
@@ -40,36 +40,22 @@ MAX_SCALE = 1.4  # a side grows or shrinks by at most this factor
 def path() -> Path | None:
     """The network's file, or None when it is switched off or not in the model folder
     (a file $DICE_TOPFACE names must be there)."""
-    wanted = os.environ.get("DICE_TOPFACE", "").strip()
-    if wanted == "0":
-        return None
-    if wanted:
-        if not Path(wanted).is_file():
-            raise FileNotFoundError(f"DICE_TOPFACE names no file: {wanted}")
-        return Path(wanted)
-    p = model_dir() / FILE
-    return p if p.is_file() else None
+    return optional_net("DICE_TOPFACE", FILE)
 
 
 def cut_matrix(center: Sequence[float], side: float, *, angle: float = 0.0,
                flip: bool = False) -> np.ndarray:
     """2x3 affine: the WINDOW x `side` square round `center`, turned by `angle`
-    degrees (and mirrored left to right when `flip`), onto SIZE x SIZE pixels."""
-    cx, cy = float(center[0]), float(center[1])
-    m = cv2.getRotationMatrix2D((cx, cy), angle, SIZE / (WINDOW * side))
-    if flip:
-        m = np.vstack([m, [0, 0, 1]]) @ np.array([[-1, 0, 2 * cx], [0, 1, 0], [0, 0, 1]])
-        m = m[:2]
-    m[:, 2] += (SIZE - 1) / 2 - np.array([cx, cy])
-    return m
+    degrees (and mirrored left to right when `flip`), onto SIZE x SIZE pixels, its
+    centre at (SIZE / 2, SIZE / 2) (vision.faces.face_matrix)."""
+    return face_matrix((float(center[0]), float(center[1])), WINDOW * side, angle=angle,
+                       flip=flip, size=SIZE)
 
 
-def cut(frame: np.ndarray, center: Sequence[float], side: float, *, angle: float = 0.0,
-        flip: bool = False) -> np.ndarray:
-    """The SIZE x SIZE BGR cut round a candidate (cut_matrix)."""
-    return cv2.warpAffine(np.ascontiguousarray(frame), cut_matrix(center, side, angle=angle,
-                                                                  flip=flip),
-                          (SIZE, SIZE), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+def cut(frame: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """The SIZE x SIZE BGR cut the affine `m` (cut_matrix) takes from the frame."""
+    return cv2.warpAffine(np.ascontiguousarray(frame), m, (SIZE, SIZE), flags=cv2.INTER_AREA,
+                          borderMode=cv2.BORDER_REPLICATE)
 
 
 def net_input(cuts: list[np.ndarray]) -> np.ndarray:
@@ -83,7 +69,7 @@ def corrections(frame: np.ndarray, centers: Sequence[Sequence[float]],
     """(n, 3): each candidate's (dx, dy, log side ratio), bounded, as the network says."""
     if not len(centers):
         return np.zeros((0, 3), np.float32)
-    cuts = [cut(frame, c, s) for c, s in zip(centers, sides)]
+    cuts = [cut(frame, cut_matrix(c, s)) for c, s in zip(centers, sides)]
     out = load_net(str(file)).run(net_input(cuts)).reshape(len(cuts), 3)
     out[:, :2] = np.clip(out[:, :2], -MAX_SHIFT, MAX_SHIFT)
     out[:, 2] = np.clip(out[:, 2], -math.log(MAX_SCALE), math.log(MAX_SCALE))

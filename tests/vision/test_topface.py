@@ -94,7 +94,7 @@ def test_an_example_s_answer_points_at_the_face_in_its_cut(turn, flip):
     crop = cv2.warpAffine(frame, m, (topface.SIZE, topface.SIZE), flags=cv2.INTER_AREA)
     answer = tt.target(m, face, side, cand_side)
     ys, xs = np.nonzero(crop[:, :, 0] > 200)
-    seen = (np.array([xs.mean(), ys.mean()]) - (topface.SIZE - 1) / 2) * topface.WINDOW / topface.SIZE
+    seen = (np.array([xs.mean(), ys.mean()]) - topface.SIZE / 2) * topface.WINDOW / topface.SIZE
     assert seen == pytest.approx(answer[:2], abs=0.03)
     assert answer[2] == pytest.approx(math.log(side / cand_side))
 

@@ -38,6 +38,7 @@ import numpy as np
 
 from vision import topface
 from vision.topface import SIZE, WINDOW
+from vision.training.event_faces import _cached
 
 JITTERS = 3  # random squares round each labelled top face
 MAX_OFF = 0.35  # the farthest a random square's centre lies from the face's (face sides)
@@ -89,7 +90,7 @@ def target(m: np.ndarray, face: np.ndarray, face_side: float, side: float) -> np
     `side`: the face centre's offset from the cut's centre (candidate sides, in the
     cut's own axes) and log(face side / side)."""
     q = m @ np.array([face[0], face[1], 1.0])
-    d = (q - (SIZE - 1) / 2) * WINDOW / SIZE
+    d = (q - SIZE / 2) * WINDOW / SIZE
     return np.array([d[0], d[1], math.log(face_side / side)], np.float32)
 
 
@@ -138,8 +139,7 @@ def examples(frames: list[tuple[Path, list[dict]]], rng: np.random.Generator, *,
                 turn = int(rng.integers(4)) * 90 if augment else 0
                 flip = bool(augment and rng.random() < 0.5)
                 m = topface.cut_matrix(center, side, angle=turn, flip=flip)
-                crop = cv2.warpAffine(up, m, (SIZE, SIZE), flags=cv2.INTER_AREA,
-                                      borderMode=cv2.BORDER_REPLICATE)
+                crop = topface.cut(up, m)
                 cuts.append(recolour(crop, rng) if augment else crop)
                 answers.append(target(m, face, face_side, side))
                 real.append(from_detector)
@@ -148,12 +148,11 @@ def examples(frames: list[tuple[Path, list[dict]]], rng: np.random.Generator, *,
             "real": np.array(real, bool)}
 
 
-def split(folders: list[Path]) -> tuple[list, list]:
-    """(training frames, check frames): the last CHECK_SHARE of each folder's frames
-    are the check."""
+def split(by_folder: dict[Path, list]) -> tuple[list, list]:
+    """(training frames, check frames) of each folder's labelled_frames: the last
+    CHECK_SHARE of each folder's are the check."""
     train, check = [], []
-    for folder in folders:
-        frames = labelled_frames(folder)
+    for folder, frames in by_folder.items():
         if not frames:
             raise SystemExit(f"no rendered frames with labelled top faces in {folder}")
         k = max(1, round(len(frames) * CHECK_SHARE))
@@ -225,17 +224,6 @@ def export(net, out: Path) -> None:
                       opset_version=11, dynamo=False)
 
 
-def _cached(path: Path | None, make) -> dict[str, np.ndarray]:
-    if path is not None and path.is_file():
-        with np.load(path) as z:
-            return {k: z[k] for k in z.files}
-    data = make()
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(path, **data)
-    return data
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--renders", type=Path, action="append", required=True, metavar="DIR",
@@ -250,8 +238,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="keep the cut examples here (named by folders, seed and jitters)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    train_frames, check_frames = split(args.renders)
-    tag = "-".join(f"{p.name}{len(labelled_frames(p))}" for p in args.renders)
+    by_folder = {p: labelled_frames(p) for p in args.renders}
+    train_frames, check_frames = split(by_folder)
+    tag = "-".join(f"{p.name}{len(f)}" for p, f in by_folder.items())
 
     def at(what: str) -> Path | None:
         return (args.cache / f"topface-{what}-{tag}-{args.seed}-{args.jitters}-{SIZE}.npz"
