@@ -1,6 +1,6 @@
 """The Event die end to end, on rendered Dragon Farkle tables no network was trained on.
 
-    .venv/bin/python benchmarks/vision_event_tables.py [--tables 6] [--rolls 20]
+    .venv/bin/python benchmarks/vision_event_tables.py [--tables 6] [--start 0] [--rolls 20]
                                                        [--event-pictures 2] [--no-retakes]
                                                        [--cache DIR] [--render-only]
 
@@ -380,7 +380,10 @@ def describe(k: int, scene: Any, frames: dict[str, tuple[np.ndarray, list[dict]]
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tables", type=int, default=len(TABLES))
+    ap.add_argument("--tables", type=int, default=len(TABLES), help="how many tables")
+    ap.add_argument("--start", type=int, default=0, metavar="K",
+                    help=f"begin at table {FIRST_TABLE} + K (default 0), to split the tables "
+                         "between processes")
     ap.add_argument("--rolls", type=int, default=20)
     ap.add_argument("--cache", type=Path, default=CACHE)
     ap.add_argument("--render-only", action="store_true", help="render the missing frames, read none")
@@ -392,7 +395,7 @@ def main() -> int:
     args = ap.parse_args()
     cv2.setNumThreads(1)
     tables = []
-    for k in range(args.tables):
+    for k in range(args.start, args.start + args.tables):
         scene = table_scene(k)
         pictures = args.event_pictures if args.no_retakes else MAX_EVENT_PICTURES
         tables.append((k, scene, table_frames(scene, k, args.rolls, pictures)))
