@@ -99,6 +99,30 @@ def test_an_example_s_answer_points_at_the_face_in_its_cut(turn, flip):
     assert answer[2] == pytest.approx(math.log(side / cand_side))
 
 
+@pytest.mark.parametrize("turns", range(4))
+@pytest.mark.parametrize("flip", [False, True])
+def test_a_turned_training_batch_keeps_its_answers_on_the_face(turns, flip):
+    """The trainer turns and mirrors whole batches; each answer must still be where the
+    face shows, to a fraction of a pixel (a turn about the cut's centre moves it by one)."""
+    torch = pytest.importorskip("torch")
+    frame = np.full((240, 320, 3), 40, np.uint8)
+    face, side = np.array([150.0, 110.0]), 9.0
+    cv2.rectangle(frame, (146, 106), (154, 114), (230, 230, 230), -1)  # centre (150, 110)
+    candidate, cand_side = face + np.array([7.0, -4.0]), 20.0
+    m = topface.cut_matrix(candidate, cand_side)
+    crop = cv2.warpAffine(frame, m, (topface.SIZE, topface.SIZE), flags=cv2.INTER_LINEAR)
+    x = torch.from_numpy(crop).permute(2, 0, 1)[None].float()
+    y = torch.from_numpy(tt.target(m, face, side, cand_side))[None]
+    x, y = tt.turned(x, y, turns, flip)
+    img = x[0, 0].numpy()
+    ys, xs = np.nonzero(img > 41)
+    w = img[ys, xs] - 40  # the face's light, weighted: its centroid is its centre
+    seen = (np.array([(xs * w).sum(), (ys * w).sum()]) / w.sum() - topface.SIZE / 2) \
+        * topface.WINDOW / topface.SIZE
+    assert seen == pytest.approx(y[0, :2].numpy(), abs=0.008)
+    assert float(y[0, 2]) == pytest.approx(math.log(side / cand_side))
+
+
 def _rendered_folder(root: Path) -> Path:
     """Two frames laid out as the renderer writes them (images/, labels/), each with two
     bright squares labelled as top faces."""

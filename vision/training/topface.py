@@ -18,7 +18,9 @@ vision/training/event_faces.py render). Each labelled die gives:
 
 Each cut is taken at a random quarter turn, maybe mirrored (the answer turns with it),
 and its colours are changed at random (channels swapped, brightness and contrast, grey,
-blur), so no body colour or tray is learned. The last tenth of each folder's frames is
+blur), so no body colour or tray is learned; each training batch is then turned,
+mirrored and its channels swapped again at random (turned), so the few thousand cuts
+of a few hundred frames are seen in many more ways. The last tenth of each folder's frames is
 kept for the check, which prints how far the squares are from the top face before and
 after (in face sides) for the detector's candidates.
 
@@ -176,6 +178,25 @@ def describe(name: str, e: np.ndarray) -> str:
             f"over 0.15 {np.mean(e > 0.15):.1%}, over 0.25 {np.mean(e > 0.25):.1%} (n={len(e)})")
 
 
+def turned(x, y, turns: int, flip: bool):
+    """A batch of cuts (torch (N, 3, SIZE, SIZE)) and their answers (N, 3) turned a
+    quarter `turns` times (np.rot90's sense) and then, when `flip`, mirrored left to
+    right: each training batch is shown at a new angle. Pixel centres are at whole
+    coordinates (as cv2.warpAffine has them) and the cut's centre at SIZE / 2, so a
+    turn moves the centre by one pixel; the answers follow exactly."""
+    import torch
+
+    q = y[:, :2] * (SIZE / WINDOW) + SIZE / 2  # the face centre, in the cut's pixels
+    for _ in range(turns % 4):
+        q = torch.stack([q[:, 1], SIZE - 1 - q[:, 0]], 1)
+    if turns % 4:
+        x = torch.rot90(x, turns % 4, dims=(2, 3))
+    if flip:
+        q = torch.stack([SIZE - 1 - q[:, 0], q[:, 1]], 1)
+        x = torch.flip(x, dims=(3,))
+    return x, torch.cat([(q - SIZE / 2) * (WINDOW / SIZE), y[:, 2:]], 1)
+
+
 def train(data: dict[str, np.ndarray], *, steps: int, seed: int, threads: int,
           width: int, lr: float = 2e-3, batch: int = 128):
     """The trained network (TopFaceNet) on `data` (examples)."""
@@ -196,7 +217,10 @@ def train(data: dict[str, np.ndarray], *, steps: int, seed: int, threads: int,
     for step in range(steps):
         idx = torch.from_numpy(rng.integers(0, len(x_all), batch))
         x = x_all[idx].permute(0, 3, 1, 2).float() / 255.0 - 0.5
-        loss = torch.nn.functional.smooth_l1_loss(net(x), y_all[idx], beta=0.05)
+        x, y = turned(x, y_all[idx], int(rng.integers(4)), bool(rng.random() < 0.5))
+        if rng.random() < 0.5:  # and in other colours
+            x = x[:, torch.from_numpy(rng.permutation(3))]
+        loss = torch.nn.functional.smooth_l1_loss(net(x), y, beta=0.05)
         opt.zero_grad()
         loss.backward()
         opt.step()
