@@ -75,12 +75,13 @@ class DieDetector:
 
     def detect(self, frame: np.ndarray, *, scale: float | None = None,
                region: tuple[int, int, int, int] | None = None,
-               threshold: float | None = None) -> list[Candidate]:
+               threshold: float | None = None, top_faces: bool = True) -> list[Candidate]:
         """Candidates sorted by score, at most one per die (closer peaks are merged).
 
         scale: as in heatmap. region: (x0, y0, x1, y1), look only inside it (the tray);
         candidates are in the frame's pixels either way. threshold: the least score of a
-        candidate, instead of the detector's own."""
+        candidate, instead of the detector's own. top_faces: move the squares onto the
+        dice's top faces (on_top_faces; False: the detector's own squares)."""
         full = frame
         x0 = y0 = 0
         if region is not None:
@@ -104,7 +105,7 @@ class DieDetector:
             cand = Candidate((cx, cy), side, float(heat[iy, ix]))
             if not _merged(cand, found):
                 found.append(cand)
-        return on_top_faces(full, found, self.threshold)
+        return on_top_faces(full, found, self.threshold) if top_faces else found
 
 
 def _merged(c: Candidate, found: list[Candidate]) -> bool:

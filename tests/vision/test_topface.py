@@ -83,6 +83,25 @@ def test_weak_peaks_stay_and_squares_landing_on_one_die_are_merged(stand_in):
     assert net.seen == 3
 
 
+def test_the_detector_moves_its_squares_unless_asked_for_its_own(stand_in, monkeypatch):
+    """DieDetector.detect refines its candidates; top_faces=False (the trainer, which
+    learns the detector's own errors) leaves them as the heatmap has them."""
+    from vision.detect import DieDetector
+
+    net = stand_in([0.25, 0.0, 0.0])
+    out = np.full((4, 30, 40), -9.0, np.float32)
+    out[0, 10, 20], out[1:, 10, 20] = 5.0, 0.0  # one peak, side 16 input px, no offset
+
+    def heatmap(self, frame, scale=None):
+        return out, 1.0, 1.0
+    monkeypatch.setattr(DieDetector, "heatmap", heatmap)
+    frame = np.zeros((120, 160, 3), np.uint8)
+    (own,) = DieDetector("unused.onnx").detect(frame, top_faces=False)
+    assert own.center == pytest.approx((80.0, 40.0)) and net.seen == 0
+    (moved,) = DieDetector("unused.onnx").detect(frame)
+    assert moved.center == pytest.approx((84.0, 40.0)) and net.seen == 1
+
+
 @pytest.mark.parametrize("turn, flip", [(0, False), (90, False), (180, True), (270, True)])
 def test_an_example_s_answer_points_at_the_face_in_its_cut(turn, flip):
     """Whatever the cut's turn and mirroring, the answer is where the face shows in it."""

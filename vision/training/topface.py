@@ -127,7 +127,7 @@ def examples(frames: list[tuple[Path, list[dict]]], rng: np.random.Generator, *,
         if frame is None:
             continue
         up = even_light(frame)
-        cands = detector.detect(up)
+        cands = detector.detect(up, top_faces=False)  # its own squares, whatever is shipped
         for label in dice:
             face, face_side = face_of(label)
             squares = []
