@@ -1,7 +1,7 @@
 """The Event die end to end, on rendered Dragon Farkle tables no network was trained on.
 
     .venv/bin/python benchmarks/vision_event_tables.py [--tables 6] [--start 0] [--rolls 20]
-                                                       [--event-pictures 2] [--no-retakes]
+                                                       [--event-pictures 2] [--no-retakes] [-v]
                                                        [--cache DIR] [--render-only]
 
 Each table (numbers 100000 and up, far from the training renders') is pinned: one tray,
@@ -322,11 +322,28 @@ def score_roll(dice: Any, labels: list[dict], warnings: Any) -> Counts:
     return c
 
 
+def wrong_text(dice: Any, labels: list[dict]) -> str:
+    """A roll played wrong, die by die: what each labelled die was read as."""
+    from vision.evaluate import is_right, match
+
+    pairs = dict(match(dice, labels))
+    out = []
+    for li, lab in enumerate(labels):
+        die = dice[pairs[li]] if li in pairs else None
+        read = ("missed" if die is None else
+                f"{die.kind} {die.value} {die.color or ''} {die.confidence:.2f}".replace("  ", " "))
+        mark = "" if die is not None and is_right(die, lab["value"]) else " <-"
+        out.append(f"{lab.get('set', lab['kind'])} {lab['value']}: {read}{mark}")
+    extra = len(dice) - len(pairs)
+    return "; ".join(out) + (f"; {extra} not a labelled die" if extra else "")
+
+
 def read_rolls(frames: dict[str, tuple[np.ndarray, list[dict]]], profile: Any,
-               learn: bool = False) -> Counts:
+               learn: bool = False, verbose: bool = False) -> Counts:
     """The rolls read in turn with `profile`. learn: as a real camera's table does, the
     players answer every roll not played right, and a view of the Event die's face they
-    give is learned (learned_from_answer) before the next roll is read."""
+    give is learned (learned_from_answer) before the next roll is read. verbose: print
+    each roll played wrong (wrong_text)."""
     from vision import read_dice
 
     total = Counts()
@@ -337,6 +354,8 @@ def read_rolls(frames: dict[str, tuple[np.ndarray, list[dict]]], profile: Any,
         ms = 1000 * (time.process_time() - t0)
         c = score_roll(reading.dice, labels, reading.warnings)
         c.ms.append(ms)
+        if verbose and c.wrong:
+            print(f"    {name} played wrong: {wrong_text(reading.dice, labels)}")
         total.add(c)
         if learn and not c.right:
             profile = learned_from_answer(profile, image, reading.dice, labels)
@@ -392,6 +411,7 @@ def main() -> int:
                          "taken, not those the phone page keeps (it refuses a die near the edge)")
     ap.add_argument("--event-pictures", type=int, default=2, choices=range(1, MAX_EVENT_PICTURES + 1), metavar="N",
                     help="pictures of each Event face the calibration learns from")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print each roll played wrong")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     tables = []
@@ -431,7 +451,7 @@ def main() -> int:
         print(f"  calibration: Event die {verdict}"
               + "".join(f"; {f}" for f in failed if not f.startswith("event")))
         for mode, prof in (("calibrated", profile), ("learning", profile), ("uncalibrated", None)):
-            c = read_rolls(frames, prof, learn=mode == "learning")
+            c = read_rolls(frames, prof, learn=mode == "learning", verbose=args.verbose)
             totals[mode].add(c)
             print(f"  {mode:12s} {c.line()}")
     print(f"overall, {len(tables)} tables: calibration found the Event die on {found}")

@@ -235,3 +235,20 @@ def test_more_event_pictures_leave_the_other_frames_of_a_rendered_table_as_they_
     assert all(two[name] == dice for name, dice in one.items())
     spots = {(four[f"event-dragon-{i}"][0].x, four[f"event-dragon-{i}"][0].y) for i in range(4)}
     assert len(spots) == 4
+
+
+def test_a_roll_played_wrong_is_told_die_by_die():
+    """vision_event_tables -v: each labelled die with what it was read as, the wrong
+    ones marked, and dice read that no label has."""
+    import vision_event_tables as tables
+
+    from vision.types import Die
+
+    labels = [{"kind": "soldier", "set": "red", "value": 2, "bbox": [10, 10, 20, 20]},
+              {"kind": "event", "set": "event", "value": "rally", "bbox": [60, 10, 20, 20]}]
+    dice = [Die("soldier", 2, (20.0, 20.0), (10, 10, 20, 20), 0.97, "red"),
+            Die("event", "blank", (70.0, 20.0), (60, 10, 20, 20), 0.91),
+            Die("soldier", 5, (150.0, 150.0), (140, 140, 20, 20), 0.95, "red")]
+    text = tables.wrong_text(dice, labels)
+    assert text == ("red 2: soldier 2 red 0.97; event rally: event blank 0.91 <-; "
+                    "1 not a labelled die")
