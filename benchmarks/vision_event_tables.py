@@ -330,8 +330,8 @@ def wrong_text(dice: Any, labels: list[dict]) -> str:
     out = []
     for li, lab in enumerate(labels):
         die = dice[pairs[li]] if li in pairs else None
-        read = ("missed" if die is None else
-                f"{die.kind} {die.value} {die.color or ''} {die.confidence:.2f}".replace("  ", " "))
+        read = "missed" if die is None else " ".join(
+            part for part in (die.kind, str(die.value), die.color, f"{die.confidence:.2f}") if part)
         mark = "" if die is not None and is_right(die, lab["value"]) else " <-"
         out.append(f"{lab.get('set', lab['kind'])} {lab['value']}: {read}{mark}")
     extra = len(dice) - len(pairs)

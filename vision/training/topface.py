@@ -186,11 +186,12 @@ def turned(x, y, turns: int, flip: bool):
     turn moves the centre by one pixel; the answers follow exactly."""
     import torch
 
+    turns %= 4
     q = y[:, :2] * (SIZE / WINDOW) + SIZE / 2  # the face centre, in the cut's pixels
-    for _ in range(turns % 4):
+    for _ in range(turns):
         q = torch.stack([q[:, 1], SIZE - 1 - q[:, 0]], 1)
-    if turns % 4:
-        x = torch.rot90(x, turns % 4, dims=(2, 3))
+    if turns:
+        x = torch.rot90(x, turns, dims=(2, 3))
     if flip:
         q = torch.stack([SIZE - 1 - q[:, 0], q[:, 1]], 1)
         x = torch.flip(x, dims=(3,))
