@@ -80,6 +80,7 @@ class OrtNet:
         opts.intra_op_num_threads = max(1, threads)
         opts.inter_op_num_threads = 1
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self.path = path
         self.session = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
         self.input = self.session.get_inputs()[0].name
         self.names = [o.name for o in self.session.get_outputs()]

@@ -1,0 +1,124 @@
+"""Make an 8-bit copy of a model folder: the same networks with int8 weights and
+activations (onnxruntime's static quantization, QDQ format, per-channel weights).
+
+    .venv/bin/python -m vision.training.quantize --out DIR [--models DIR] [--data DIR]
+                                                  [--photos N] [--nets faces|all]
+
+The copy's activation ranges are fitted on what the networks see while the reader
+reads photos: the training photos of byler and matteop65 (never the validation photos,
+never rune55, which no shipped classifier trained on), every input each network is
+given by `read_dice` recorded and fed to the quantizer. --nets faces (the default)
+quantizes the face classifiers only; all quantizes the detector too. The rest of the
+folder (faces.json, the top-face network, ...) is copied as it is, so the copy is read
+with DICE_MODELS=DIR by every benchmark. Measure it (benchmarks/vision_accuracy.py
+--models DIR, benchmarks/pi_budget.py) before shipping it: int8 changes every read a
+little. Needs onnx and onnxruntime (the train extra).
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from vision.onnxnets import MODEL_DIR
+
+REPO = Path(__file__).resolve().parents[2]
+CALIBRATION_SETS = ("byler-2019-12-08", "matteop65-train")
+OPSET = 13  # per-channel weights need DequantizeLinear's axis (opset 13)
+
+
+def record_inputs(models: Path, data: Path, photos: int) -> dict[str, list[np.ndarray]]:
+    """Every input read_dice gives each network of `models` (by file name) while it reads
+    up to `photos` training photos of each CALIBRATION_SETS set."""
+    import os
+
+    os.environ["DICE_MODELS"] = str(models)
+    os.environ["DICE_RUNTIME"] = "onnxruntime"
+    from vision import onnxnets, read_dice
+    from vision.training.data import load_set
+
+    seen: dict[str, list[np.ndarray]] = defaultdict(list)
+    run, outputs = onnxnets.OrtNet.run, onnxnets.OrtNet.outputs
+
+    def recorded(method):
+        def wrapper(self, blob, *rest):
+            seen[Path(self.path).name].append(np.array(blob, np.float32))
+            return method(self, blob, *rest)
+        return wrapper
+
+    onnxnets.OrtNet.run, onnxnets.OrtNet.outputs = recorded(run), recorded(outputs)
+    try:
+        for name in CALIBRATION_SETS:
+            if not (data / name).is_dir():
+                raise SystemExit(f"calibration set missing: {data / name}")
+            chosen = [p for p in load_set(data, name) if not p.val]
+            step = max(1, len(chosen) // photos)
+            for photo in chosen[::step][:photos]:
+                read_dice(photo.image)
+    finally:
+        onnxnets.OrtNet.run, onnxnets.OrtNet.outputs = run, outputs
+    return seen
+
+
+def quantize_net(source: Path, target: Path, inputs: list[np.ndarray], work: Path) -> None:
+    """Write an int8 copy of the network `source` to `target`, its activation ranges fitted
+    on `inputs` (the network's input batches)."""
+    import onnx
+    from onnx import version_converter
+    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
+                                          quantize_static)
+
+    model = onnx.load(str(source))
+    name = model.graph.input[0].name
+    if max(o.version for o in model.opset_import if o.domain in ("", "ai.onnx")) < OPSET:
+        model = version_converter.convert_version(model, OPSET)
+    upgraded = work / source.name
+    onnx.save(model, str(upgraded))
+
+    class Batches(CalibrationDataReader):
+        def __init__(self) -> None:
+            self.batches = iter(inputs)
+
+        def get_next(self):
+            batch = next(self.batches, None)
+            return None if batch is None else {name: batch}
+
+    quantize_static(str(upgraded), str(target), Batches(), quant_format=QuantFormat.QDQ,
+                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                    per_channel=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, required=True, help="the 8-bit model folder to write")
+    ap.add_argument("--models", type=Path, default=MODEL_DIR, help="the folder to copy")
+    ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "dice",
+                    help="the labelled photo sets (default ../shared/data/dice)")
+    ap.add_argument("--photos", type=int, default=60, help="calibration photos per set")
+    ap.add_argument("--nets", choices=("faces", "all"), default="faces")
+    args = ap.parse_args(argv)
+    if args.out.resolve() == args.models.resolve():
+        raise SystemExit("--out must be a new folder, not the one copied")
+    seen = record_inputs(args.models, args.data, args.photos)
+    args.out.mkdir(parents=True, exist_ok=True)
+    work = args.out / ".opset"
+    work.mkdir(exist_ok=True)
+    for path in sorted(args.models.iterdir()):
+        if path.is_file():
+            shutil.copy2(path, args.out / path.name)
+    wanted = [n for n in seen if n.startswith("faces") or args.nets == "all"]
+    for name in sorted(wanted):
+        batches = seen[name]
+        print(f"{name}: {len(batches)} input batches, {sum(len(b) for b in batches)} inputs",
+              flush=True)
+        quantize_net(args.models / name, args.out / name, batches, work)
+    shutil.rmtree(work)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
