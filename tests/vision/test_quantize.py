@@ -8,8 +8,8 @@ import pytest
 pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime.quantization")
 
-from vision.onnxnets import MODEL_DIR, OrtNet  # noqa: E402
-from vision.training.quantize import quantize_net  # noqa: E402
+from vision.onnxnets import MODEL_DIR, OrtNet
+from vision.training.quantize import quantize_net
 
 
 def test_an_int8_classifier_reads_as_the_float_one(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ little. Needs onnx and onnxruntime (the train extra).
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 from collections import defaultdict
@@ -31,11 +32,11 @@ CALIBRATION_SETS = ("byler-2019-12-08", "matteop65-train")
 OPSET = 13  # per-channel weights need DequantizeLinear's axis (opset 13)
 
 
-def record_inputs(models: Path, data: Path, photos: int) -> dict[str, list[np.ndarray]]:
-    """Every input read_dice gives each network of `models` (by file name) while it reads
-    up to `photos` training photos of each CALIBRATION_SETS set."""
-    import os
-
+def record_inputs(models: Path, data: Path, photos: int, detector: bool
+                  ) -> dict[str, list[np.ndarray]]:
+    """Every input read_dice gives each face classifier of `models` (and with `detector`
+    the detector: its inputs are whole frames) by file name, while it reads up to `photos`
+    training photos of each CALIBRATION_SETS set."""
     os.environ["DICE_MODELS"] = str(models)
     os.environ["DICE_RUNTIME"] = "onnxruntime"
     from vision import onnxnets, read_dice
@@ -46,7 +47,9 @@ def record_inputs(models: Path, data: Path, photos: int) -> dict[str, list[np.nd
 
     def recorded(method):
         def wrapper(self, blob, *rest):
-            seen[Path(self.path).name].append(np.array(blob, np.float32))
+            name = Path(self.path).name
+            if name.startswith("faces") or detector:
+                seen[name].append(np.array(blob, np.float32))
             return method(self, blob, *rest)
         return wrapper
 
@@ -69,8 +72,12 @@ def quantize_net(source: Path, target: Path, inputs: list[np.ndarray], work: Pat
     on `inputs` (the network's input batches)."""
     import onnx
     from onnx import version_converter
-    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
-                                          quantize_static)
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
 
     model = onnx.load(str(source))
     name = model.graph.input[0].name
@@ -103,15 +110,14 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.out.resolve() == args.models.resolve():
         raise SystemExit("--out must be a new folder, not the one copied")
-    seen = record_inputs(args.models, args.data, args.photos)
+    seen = record_inputs(args.models, args.data, args.photos, args.nets == "all")
     args.out.mkdir(parents=True, exist_ok=True)
     work = args.out / ".opset"
     work.mkdir(exist_ok=True)
     for path in sorted(args.models.iterdir()):
         if path.is_file():
             shutil.copy2(path, args.out / path.name)
-    wanted = [n for n in seen if n.startswith("faces") or args.nets == "all"]
-    for name in sorted(wanted):
+    for name in sorted(seen):
         batches = seen[name]
         print(f"{name}: {len(batches)} input batches, {sum(len(b) for b in batches)} inputs",
               flush=True)
