@@ -3,6 +3,7 @@ activations (onnxruntime's static quantization, QDQ format, per-channel weights)
 
     .venv/bin/python -m vision.training.quantize --out DIR [--models DIR] [--data DIR]
                                                   [--photos N] [--nets faces|all]
+                                                  [--method minmax|percentile|entropy]
 
 The copy's activation ranges are fitted on what the networks see while the reader
 reads photos: the training photos of byler and matteop65 (never the validation photos,
@@ -12,7 +13,11 @@ quantizes the face classifiers only; all quantizes the detector too. The rest of
 folder (faces.json, the top-face network, ...) is copied as it is, so the copy is read
 with DICE_MODELS=DIR by every benchmark. Measure it (benchmarks/vision_accuracy.py
 --models DIR, benchmarks/pi_budget.py) before shipping it: int8 changes every read a
-little. Needs onnx and onnxruntime (the train extra).
+little. --method: how an activation's range is fitted from those inputs: minmax (the
+default: from the least to the greatest value seen), percentile (the central
+PERCENTILE % of the values, so a rare outlier does not coarsen every step) or entropy
+(the range whose 8-bit histogram loses least). Needs onnx and onnxruntime (the train
+extra).
 """
 from __future__ import annotations
 
@@ -30,6 +35,8 @@ from vision.onnxnets import MODEL_DIR
 REPO = Path(__file__).resolve().parents[2]
 CALIBRATION_SETS = ("byler-2019-12-08", "matteop65-train")
 OPSET = 13  # per-channel weights need DequantizeLinear's axis (opset 13)
+METHODS = ("minmax", "percentile", "entropy")
+PERCENTILE = 99.999  # of an activation's values kept inside its range (--method percentile)
 
 
 def record_inputs(models: Path, data: Path, photos: int, detector: bool
@@ -67,13 +74,17 @@ def record_inputs(models: Path, data: Path, photos: int, detector: bool
     return seen
 
 
-def quantize_net(source: Path, target: Path, inputs: list[np.ndarray], work: Path) -> None:
+def quantize_net(source: Path, target: Path, inputs: list[np.ndarray], work: Path,
+                 method: str = "minmax") -> None:
     """Write an int8 copy of the network `source` to `target`, its activation ranges fitted
-    on `inputs` (the network's input batches)."""
+    on `inputs` (the network's input batches) by `method` (METHODS)."""
+    if method not in METHODS:
+        raise ValueError(f"unknown calibration method {method!r}: one of {', '.join(METHODS)}")
     import onnx
     from onnx import version_converter
     from onnxruntime.quantization import (
         CalibrationDataReader,
+        CalibrationMethod,
         QuantFormat,
         QuantType,
         quantize_static,
@@ -94,9 +105,12 @@ def quantize_net(source: Path, target: Path, inputs: list[np.ndarray], work: Pat
             batch = next(self.batches, None)
             return None if batch is None else {name: batch}
 
+    calibrate = {"minmax": CalibrationMethod.MinMax, "percentile": CalibrationMethod.Percentile,
+                 "entropy": CalibrationMethod.Entropy}[method]
+    extra = {"CalibPercentile": PERCENTILE} if method == "percentile" else {}
     quantize_static(str(upgraded), str(target), Batches(), quant_format=QuantFormat.QDQ,
                     activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
-                    per_channel=True)
+                    per_channel=True, calibrate_method=calibrate, extra_options=extra)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -107,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="the labelled photo sets (default ../shared/data/dice)")
     ap.add_argument("--photos", type=int, default=60, help="calibration photos per set")
     ap.add_argument("--nets", choices=("faces", "all"), default="faces")
+    ap.add_argument("--method", choices=METHODS, default="minmax",
+                    help="how activation ranges are fitted (default minmax)")
     args = ap.parse_args(argv)
     if args.out.resolve() == args.models.resolve():
         raise SystemExit("--out must be a new folder, not the one copied")
@@ -121,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         batches = seen[name]
         print(f"{name}: {len(batches)} input batches, {sum(len(b) for b in batches)} inputs",
               flush=True)
-        quantize_net(args.models / name, args.out / name, batches, work)
+        quantize_net(args.models / name, args.out / name, batches, work, args.method)
     shutil.rmtree(work)
     return 0
 
