@@ -3,7 +3,7 @@
 The Event die's printing differs between editions, so nothing here knows what its
 symbols look like: the profile holds a few learned views of each face (calibration).
 A die is the Event die when its body colour is near the learned one, the reader's face
-classifier does not take it for a pip face (unless for a 1, or its colour is no
+classifier does not surely take it for a pip face (unless for a 1, or its colour is no
 player's), and its top face looks like one of the learned faces more than like any pip
 layout. When a player's dice share the Event die's colour, the face alone decides (the
 body colour cannot).
@@ -69,6 +69,8 @@ MAX_BODY_DISTANCE = 4.0  # Mahalanobis, as in vision.color
 REJECT = 12.0  # a best match this many times the learned spread: not the Event die
 FACE_DISTANCE = 18.0  # Lab distance from the body counted as top face (loose boxes)
 PIP_MARGIN = 0.8  # a die of a player's colour is the Event die only when it wins by this ratio
+PIP_VETO = 0.5  # a classifier's pip face read more surely than this rules the Event die out
+# (event_face; at or under it, as a read whose views disagree is, the face decides)
 # A face read with this match score (its margin over the next face, times its fit) is
 # as sure as the table's PLAY_CONFIDENCE (event_confidence). 0.6 until the fortieth
 # session (vision/training/README.md): 5 of 61 faces scored 0.6-0.8 were wrong.
@@ -449,12 +451,17 @@ def event_face(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
     the Event die's. frame: BGR uint8 (H, W, 3); box: (x, y, w, h), the die's top face
     square as the reader's detector finds it, or a looser box round the die. read: the
     face classifier's read of the die (vision.faces.FaceRead), when there is one: a die
-    whose likeliest class is a pip face is a Soldier die (pip dice of the Event die's
-    colour often matched an Event face better than the drawn pip layouts, whose pips
-    differ in size and place between sets), unless it was read as a 1 (an Event emblem
-    can pass for one: rendered tables, 13 of 120 Event dice read so) or the players'
-    colours are known and it has none of them; then its face must beat the pip layouts
-    by PIP_MARGIN. body: the die's body_color, when it is measured already.
+    whose likeliest class is a pip face, read more surely than PIP_VETO, is a Soldier
+    die (pip dice of the Event die's colour often matched an Event face better than the
+    drawn pip layouts, whose pips differ in size and place between sets), unless it was
+    read as a 1 (an Event emblem can pass for one: rendered tables, 13 of 120 Event dice
+    read so) or the players' colours are known and it has none of them; then, and when
+    the pip read is as unsure as that, its face must beat the pip layouts by PIP_MARGIN.
+    An unsure pip read does not decide: on 15 rendered tables a white Event die on black
+    felt, beside white Soldier dice, was read as a 5 or 6 at 0.2-0.3 in 16 of 20 rolls;
+    letting its face decide there found the Event die in 285 of 300 rolls instead of
+    262, its face right in 253 instead of 240, with 7 Soldier dice taken for it instead
+    of 10. body: the die's body_color, when it is measured already.
     """
     if profile is None or profile.event is None:
         return None
@@ -469,7 +476,8 @@ def event_face(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
     players = [color_distance(body, m) for m in profile.colors.values()]
     shared = any(d < distance for d in players)
     player_colour = not players or min(players) <= MAX_BODY_DISTANCE  # maybe a player's die
-    if isinstance(label, int) and label != 1 and player_colour:
+    sure = float(getattr(read, "confidence", 1.0)) > PIP_VETO
+    if isinstance(label, int) and label != 1 and player_colour and sure:
         return None  # read as a pip face other than a lone pip: a Soldier die
     learned, best, pips, embedded = _match(frame, box, profile, body)
     ranked = sorted((d, name) for name, d in best.items())

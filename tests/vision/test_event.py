@@ -251,6 +251,31 @@ def test_a_die_read_as_a_pip_face_of_no_players_colour_is_still_the_event_die(
         assert event_face(frame, boxes[0], profile=own, read=read_as(1)) is None, angle
 
 
+def test_an_unsure_pip_read_leaves_it_to_the_face(learned: Profile) -> None:
+    """The classifier's pip face rules the Event die out only when read more surely than
+    PIP_VETO: the Event die it reads as a 3 or a 5 at 0.2-0.3 (rendered tables: a white
+    Event die on black felt, beside white Soldier dice, so read in 16 of 20 rolls) is
+    still matched, its face beating the pip layouts by PIP_MARGIN; a Soldier die of the
+    Event die's colour read as unsurely is still no Event die, its pips fitting better."""
+    from vision.event import PIP_VETO
+
+    rng = np.random.default_rng(34)
+    bg = procedural_background((360, 480), rng)
+    own = replace(learned, colors={"Ann": learned.event.body})  # Ann's dice: the Event die's colour
+
+    def read_as(face: int, confidence: float) -> FaceRead:
+        return FaceRead(face, confidence, (confidence,) + (0.0,) * 7, confidence > 0.5)
+    for face in FACES:
+        frame, box = random_event_frame(face, rng, background=bg)
+        assert event_face(frame, box, profile=own, read=read_as(3, PIP_VETO + 0.1)) is None
+        got = event_face(frame, box, profile=own, read=read_as(3, PIP_VETO - 0.2))
+        assert got is not None and got[0] == face, (face, got)
+    for pips in (2, 3, 5, 6):
+        die = SynthDie(pips, (240.0, 180.0), 48.0, 20.0, EVENT_BODY, (235, 235, 235))
+        frame, boxes = render_frame([die], background=bg, rng=rng)
+        assert event_face(frame, boxes[0], profile=own, read=read_as(pips, 0.3)) is None, pips
+
+
 def _event_and_soldier(learned: Profile, seed: int) -> tuple[np.ndarray, list]:
     """A frame with the Event die showing its Dragon and a Soldier die of the Event die's
     colour showing 6, and their top face squares."""
