@@ -458,7 +458,7 @@ def event_face(frame: np.ndarray, box: tuple[float, ...] | list[float], *,
     read so) or the players' colours are known and it has none of them; then, and when
     the pip read is as unsure as that, its face must beat the pip layouts by PIP_MARGIN.
     An unsure pip read does not decide: on 15 rendered tables a white Event die on black
-    felt, beside white Soldier dice, was read as a 5 or 6 at 0.2-0.3 in 16 of 20 rolls;
+    felt, beside white Soldier dice, was read as a 4, 5 or 6 at 0.2-0.3 in 12 of 20 rolls;
     letting its face decide there found the Event die in 285 of 300 rolls instead of
     262, its face right in 253 instead of 240, with 7 Soldier dice taken for it instead
     of 10. body: the die's body_color, when it is measured already.

@@ -253,8 +253,8 @@ def test_a_die_read_as_a_pip_face_of_no_players_colour_is_still_the_event_die(
 
 def test_an_unsure_pip_read_leaves_it_to_the_face(learned: Profile) -> None:
     """The classifier's pip face rules the Event die out only when read more surely than
-    PIP_VETO: the Event die it reads as a 3 or a 5 at 0.2-0.3 (rendered tables: a white
-    Event die on black felt, beside white Soldier dice, so read in 16 of 20 rolls) is
+    PIP_VETO: the Event die it reads as a 4, 5 or 6 at 0.2-0.3 (rendered tables: a white
+    Event die on black felt, beside white Soldier dice, so read in 12 of 20 rolls) is
     still matched, its face beating the pip layouts by PIP_MARGIN; a Soldier die of the
     Event die's colour read as unsurely is still no Event die, its pips fitting better."""
     from vision.event import PIP_VETO
