@@ -26,7 +26,7 @@ from calibration.finding import (
 )
 from calibration.profile import EVENT_FACES, ColorModel, EventDie
 from vision.color import body_color, body_pixels
-from vision.event import face_squares, face_template
+from vision.event import face_ink, face_squares, face_template
 
 PART_OF_FACE = 0.65  # a face square under this share of the blank face's is a part of a face
 SURE_DIE = 0.5  # a square learned from with the face classifier's die probability under this: "check it"
@@ -35,6 +35,11 @@ PLAY_VIEWS = 6  # views of a face, the calibration's pictures among them, before
 # width or half height) is seen from the side: the phone page asks for it nearer the
 # middle (near_edge).
 EDGE_BAND = 0.8
+# A Dragon or Rally face none of whose views shows this much ink (vision.event.face_ink)
+# shows no emblem to the camera: on 21 rendered tables, the emblem faces' best views
+# showed 7.1 to 172, but those of a white Event die the light washed out 1.9 and 2.9,
+# as little as its blank views (1.3 and 4.8).
+EMBLEM_INK = 5.0
 TOWARDS_MIDDLE = ("the Event die lies near the edge of the camera's view, where it is seen "
                   "from the side: put it nearer the middle of the tray")
 
@@ -266,6 +271,28 @@ def learn_event(frames: Mapping[str, Sequence[np.ndarray]],
     body = ColorModel.from_pixels(pixels)
     templates = tuple(face_template(img, box, face) for face, img, box in found)
     return EventDie(body, templates)
+
+
+def plain_emblems(event: EventDie) -> list[str]:
+    """The emblem faces (dragon, rally) in none of whose learned views the camera sees an
+    emblem: every view's ink under EMBLEM_INK. The reader cannot tell such a face from the
+    blank ones, and asks about the Event die in every roll."""
+    ink = face_ink(event)
+    return [f for f in EVENT_FACES if f != "blank" and ink.get(f)
+            and max(ink[f]) < EMBLEM_INK]
+
+
+def emblem_advice(event: EventDie | None) -> str | None:
+    """What to do when the camera sees no emblem on a learned Event face (plain_emblems),
+    else None."""
+    plain = plain_emblems(event) if event is not None else []
+    if not plain:
+        return None
+    faces = " and ".join(f.title() for f in plain)
+    return (f"In the Event die's {faces} pictures the camera sees no emblem: those faces look "
+            "as plain as the blank ones, so every roll's Event die will be asked. Too much "
+            "light on the die can wash its emblems out: dim or move the lamp, then start the "
+            "Event die's pictures again.")
 
 
 def with_view_from_play(event: EventDie, frame: np.ndarray, box: Box, face: str

@@ -21,7 +21,13 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from calibration.event_die import edge_pictures, event_boxes, learn_event, unsure_pictures
+from calibration.event_die import (
+    edge_pictures,
+    emblem_advice,
+    event_boxes,
+    learn_event,
+    unsure_pictures,
+)
 from calibration.finding import (
     MIN_DIE_SIDE,
     Box,
@@ -160,7 +166,8 @@ def build_profile(*, base: Profile | None = None, tray: np.ndarray | None = None
     notes: given a list, an Event-die picture where the die cannot be found is left out
     (its face keeping another) and said there; without it, it is an error. A picture
     whose die the camera is not sure of is said there too (event_die.unsure_pictures),
-    and one whose die lies near the picture's edge (event_die.edge_pictures)."""
+    one whose die lies near the picture's edge (event_die.edge_pictures), and an emblem
+    face whose pictures show no emblem (event_die.emblem_advice)."""
     profile = base or default_profile()
     if tray is not None:
         polygon, guessed = learn_tray(tray)
@@ -183,4 +190,7 @@ def build_profile(*, base: Profile | None = None, tray: np.ndarray | None = None
         profile = replace(profile, event=learn_event(event, boxes, die_side=profile.die_side))
         if notes is not None:
             notes += unsure_pictures(event, boxes) + edge_pictures(event, boxes)
+            advice = emblem_advice(profile.event)
+            if advice:
+                notes.append(advice)
     return profile

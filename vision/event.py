@@ -348,6 +348,18 @@ def _inked(ink: np.ndarray, names: Sequence[str], keep: list[int]) -> list[int]:
     return keep
 
 
+def face_ink(event: EventDie) -> dict[str, list[float]]:
+    """{face: each learned view's ink}: the summed squared ink map of its top face set
+    upright, in the compared disc (_Learned's measure, averaged over the turns). A blank
+    face's views show little (specks, a glint); an emblem shows much more."""
+    body = event.body.mean_array()
+    out: dict[str, list[float]] = {}
+    for t in event.templates:
+        views = _stack([template_map(t, body)], 4)
+        out.setdefault(t.face, []).append(float((views ** 2).sum(axis=1).mean()))
+    return out
+
+
 def _learned(event: EventDie) -> _Learned:
     hit = _CACHE.get(id(event))
     if hit is not None and hit[0] is event and hit[1].net == event_embed.path():

@@ -72,6 +72,7 @@ class ProfileKeeper:
 
     def summary(self, frame_size: tuple[int, int] | None = None) -> dict[str, Any]:
         """What is calibrated, for the page; the tray in 0..1 of the frame when its size is known."""
+        from calibration.event_die import emblem_advice
         from calibration.procedures import die_side_advice
 
         p = self.profile
@@ -93,6 +94,7 @@ class ProfileKeeper:
             "saved_to": str(self.path) if self.path else None,
             "event_frames": {f: len(v) for f, v in self.event_frames.items()},
             "event_last": self._event_kept[-1].for_page() if self._event_new else None,
+            "event_advice": emblem_advice(p.event),  # its emblems unseen: what to do
         }
 
     def set_tray(

@@ -374,3 +374,45 @@ def test_play_adds_views_of_a_face_up_to_a_few_and_they_are_saved(tmp_path: Path
         keeper.learn_event_view(frame, (box[0], box[1], 4, 4), "rally")
     assert len(load_profile(tmp_path / "prof").event.templates) == len(event.templates) + 1
     assert not ProfileKeeper(default_profile(), None).learn_event_view(frame, box, "blank")
+
+
+def test_emblems_the_camera_cannot_see_get_advice_on_the_page_and_the_command_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An Event die whose Dragon or Rally pictures show no emblem (the light washed them
+    out) is still learned, but the players are told why its face will be asked every
+    roll, and what to do; a die whose emblems show gets no such advice."""
+    import dataclasses
+
+    from calibration import procedures
+    from calibration.event_die import EMBLEM_INK, emblem_advice, plain_emblems
+    from calibration.profile import EventDie, default_profile
+    from companion.controller.calibrate import ProfileKeeper
+    from vision.event import face_ink
+
+    rng = np.random.default_rng(41)
+    background = procedural_background((360, 480), rng)
+    seen = {f: [random_event_frame(f, rng, background=background)[0] for _ in range(2)]
+            for f in ("blank", "dragon", "rally")}
+    event = learn_event(seen)
+    ink = face_ink(event)
+    assert min(ink["dragon"] + ink["rally"]) >= EMBLEM_INK > max(ink["blank"])
+    assert plain_emblems(event) == [] and emblem_advice(event) is None
+    # The Rally pictures as plain as the blank ones: the blank views, named Rally.
+    blank = [t for t in event.templates if t.face == "blank"]
+    washed = EventDie(event.body, tuple(t for t in event.templates if t.face != "rally")
+                      + tuple(dataclasses.replace(t, face="rally") for t in blank))
+    assert plain_emblems(washed) == ["rally"]
+    advice = emblem_advice(washed)
+    assert advice.startswith("In the Event die's Rally pictures the camera sees no emblem")
+    keeper = ProfileKeeper(dataclasses.replace(default_profile(), event=washed), None)
+    assert keeper.summary()["event_advice"] == advice
+    keeper = ProfileKeeper(dataclasses.replace(default_profile(), event=event), None)
+    assert keeper.summary()["event_advice"] is None
+    assert ProfileKeeper(default_profile(), None).summary()["event_advice"] is None
+    # `dragon-farkle calibrate` says it with the other notes on the Event die's pictures.
+    notes: list[str] = []
+    build_profile(event=seen, notes=notes)
+    assert not any("sees no emblem" in n for n in notes)
+    monkeypatch.setattr(procedures, "emblem_advice", lambda e: "See the emblems.")
+    build_profile(event=seen, notes=notes)
+    assert notes[-1] == "See the emblems."

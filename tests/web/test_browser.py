@@ -280,6 +280,23 @@ def test_framing_the_tray_and_learning_a_dice_colour_by_tapping(live_server, pho
     expect(page.locator("#calib .seg button", has_text="Dragon")).to_contain_text("(0)")
     expect(page.locator("#calib button", has_text="pictures again")).to_have_count(0)
 
+    # An Event die whose Rally pictures show no emblem: the page says why and what to do.
+    import dataclasses
+
+    from calibration.event_die import learn_event
+    from calibration.profile import EventDie
+
+    seen = {f: [render_frame([SynthDie(f, (330.0, 250.0), 44.0, 20.0)],
+                             background=background, rng=rng)[0]] for f in ("blank", "dragon", "rally")}
+    event = learn_event(seen)
+    blank = [t for t in event.templates if t.face == "blank"]
+    parts.calibration._replace(event=EventDie(event.body, tuple(
+        t for t in event.templates if t.face != "rally") + tuple(
+        dataclasses.replace(t, face="rally") for t in blank)))
+    page.locator("nav button[data-tab=play]").tap()
+    page.locator("nav button[data-tab=table]").tap()
+    expect(page.locator("#calib .event-advice")).to_contain_text("Rally pictures the camera sees no emblem")
+
 
 def test_a_wrong_camera_read_is_fixed_from_the_page(live_server, phone):
     from playwright.sync_api import expect

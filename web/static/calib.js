@@ -74,6 +74,7 @@ function renderCalib() {
           post("/api/calibration/event/forget", {}, false, CALIB_WAIT).then(function () { toast("Last Event die picture forgotten", true); renderCalib(); });
         }}));
     }
+    if (c.event_advice) box.appendChild(h("p", {"class": "warn-text small event-advice", text: c.event_advice}));
     if ((counts.blank || 0) + (counts.dragon || 0) + (counts.rally || 0) > 0) {
       box.appendChild(h("button", {"class": "btn small ghost", type: "button", style: "margin-top:6px",
         text: "Start the Event die's pictures again", onclick: function () {
