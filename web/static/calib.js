@@ -56,7 +56,7 @@ function renderCalib() {
       post("/api/calibration/color", {name: colorSel.value}, false, CALIB_WAIT).then(function () { toast("Learned " + colorSel.value, true); renderCalib(); });
     }})]));
     box.appendChild(h("h2", {style: "margin-top:14px", text: "Event die"}));
-    box.appendChild(h("p", {"class": "muted small", text: "Put the Event die alone in the tray with one face up and tap that face. Take two or more pictures of each face, the die in another place in the tray each time, not near the edge of the picture."}));
+    box.appendChild(h("p", {"class": "muted small", text: "Put the Event die alone in the tray with one face up and tap that face. Take four pictures of each face if you can (the more, the fewer rolls the table asks about), the die in another place in the tray each time, not near the edge of the picture."}));
     var counts = c.event_frames || {};
     box.appendChild(h("div", {"class": "seg"}, ["blank", "dragon", "rally"].map(function (f) {
       return h("button", {"class": "btn small", type: "button", onclick: function () {
