@@ -248,6 +248,9 @@ class _Learned:
         energy = (views ** 2).sum(axis=1)  # each view's ink at every turn
         near = self._apart(maps, views, energy)
         by_map = energy.reshape(len(maps), self.turns)
+        self.ink: dict[str, list[float]] = {}  # every view's ink by face, left-out ones too
+        for name, ink in zip(names, by_map.mean(axis=1).tolist()):
+            self.ink.setdefault(name, []).append(ink)
         keep = _inked(by_map.mean(axis=1), names, _consistent(near, names))
         self.names = [names[i] for i in keep]
         self.views = views.reshape(len(maps), self.turns, -1)[keep].reshape(-1, views.shape[1])
@@ -350,14 +353,10 @@ def _inked(ink: np.ndarray, names: Sequence[str], keep: list[int]) -> list[int]:
 
 def face_ink(event: EventDie) -> dict[str, list[float]]:
     """{face: each learned view's ink}: the summed squared ink map of its top face set
-    upright, in the compared disc (_Learned's measure, averaged over the turns). A blank
-    face's views show little (specks, a glint); an emblem shows much more."""
-    body = event.body.mean_array()
-    out: dict[str, list[float]] = {}
-    for t in event.templates:
-        views = _stack([template_map(t, body)], 4)
-        out.setdefault(t.face, []).append(float((views ** 2).sum(axis=1).mean()))
-    return out
+    upright, in the compared disc, averaged over the turns (_Learned.ink, views left out
+    by _consistent and _inked too). A blank face's views show little (specks, a glint);
+    an emblem shows much more."""
+    return {face: list(ink) for face, ink in _learned(event).ink.items()}
 
 
 def _learned(event: EventDie) -> _Learned:

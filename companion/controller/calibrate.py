@@ -60,7 +60,6 @@ class ProfileKeeper:
         self.camera: Callable[[], Any] = lambda: None  # the open camera (set by the runtime)
         self.lights: Any = None  # the TableLights (set by the runtime when LEDs are on)
         self.sleep: Callable[[float], None] = time.sleep  # injectable for the tests
-        self._advice: tuple[Any, str | None] = (None, None)  # (Event die, its emblem_advice)
 
     @property
     def profile(self) -> Any:
@@ -73,6 +72,7 @@ class ProfileKeeper:
 
     def summary(self, frame_size: tuple[int, int] | None = None) -> dict[str, Any]:
         """What is calibrated, for the page; the tray in 0..1 of the frame when its size is known."""
+        from calibration.event_die import emblem_advice
         from calibration.procedures import die_side_advice
 
         p = self.profile
@@ -94,21 +94,9 @@ class ProfileKeeper:
             "saved_to": str(self.path) if self.path else None,
             "event_frames": {f: len(v) for f, v in self.event_frames.items()},
             "event_last": self._event_kept[-1].for_page() if self._event_new else None,
-            "event_advice": self._emblem_advice(p.event),  # its emblems unseen: what to do
+            # its emblems unseen: what to do (vision.event caches the learned die's measures)
+            "event_advice": emblem_advice(p.event),
         }
-
-    def _emblem_advice(self, event: Any) -> str | None:
-        """calibration.event_die.emblem_advice of the learned Event die, measured once a
-        die (a few ms a view; the page asks for the summary often)."""
-        from calibration.event_die import emblem_advice
-
-        if event is None:
-            return None
-        die, advice = self._advice
-        if die is not event:
-            advice = emblem_advice(event)
-            self._advice = (event, advice)
-        return advice
 
     def set_tray(
         self, points: Any, frame_size: tuple[int, int] | None, rotation: Any = None
