@@ -225,16 +225,21 @@ class FaceReader:
                views: tuple[int | None, ...] = VIEWS) -> np.ndarray:
         """(views, n, 8) logits of one member: each crop in every view of `views`.
         `blob`: this member's input, when already cut (members share crops of one size)."""
-        path, _, size = self.members[member]
         if blob is None:
-            blob = self.blob(frame, centers, sides, size, self.paint, views)
+            blob = self.blob(frame, centers, sides, self.members[member][2], self.paint, views)
+        return self._run(member, blob, len(views))
+
+    def _run(self, member: int, blob: np.ndarray, views: int) -> np.ndarray:
+        """(views, n, 8) logits of one member on `blob`: n crops in `views` views each,
+        crop by crop."""
+        path = self.members[member][0]
         head = self.heads[member]
         if head is None:
             z = load_net(path).run(blob)
         else:
             weight, bias = head
             z = load_net(path).outputs(blob, [FEATURES])[0] @ weight.T + bias
-        return z.reshape(len(blob) // len(views), len(views), -1).transpose(1, 0, 2)
+        return z.reshape(len(blob) // views, views, -1).transpose(1, 0, 2)
 
     def read_candidates(self, frame: np.ndarray, cands: list) -> list[FaceRead]:
         """read() of detector candidates (anything with .center and .side, frame px)."""
@@ -249,15 +254,24 @@ class FaceReader:
         if not centers:
             return []
         sizes = {size for _, _, size in self.members}  # members of one size share crops
-        crops = {size: self.crops(frame, centers, sides, size, self.paint) for size in sizes}
+        return self.read_crops({size: self.crops(frame, centers, sides, size, self.paint)
+                                for size in sizes})
+
+    def read_crops(self, crops: dict[int, list[np.ndarray]]) -> list[FaceRead]:
+        """read() of crops already cut (FaceReader.crops, unturned): for every members'
+        input side, the candidates' crops of that side, in one order."""
+        sizes = {size for _, _, size in self.members}
+        n = len(crops[next(iter(sizes))])
+        if not n:
+            return []
         blobs = {size: _to_blob([v for c in crops[size] for v in _views(c, VIEWS)], size)
                  for size in sizes}
-        first = [self.logits(frame, centers, sides, i, blobs[size])
+        first = [self._run(i, blobs[size], len(VIEWS))
                  for i, (_, _, size) in enumerate(self.members)]
         # Sums over views (n, 8) and every view's top class (n, views) of every member.
         sums = [z.sum(axis=0) for z in first]
         tops = [list(z.argmax(axis=-1).T) for z in first]
-        count = np.full(len(centers), len(VIEWS))
+        count = np.full(n, len(VIEWS))
         probs = self._probs(sums, count)
         # Views that already disagree cap the read whatever the other turns say.
         dice = [j for j, p in enumerate(probs) if int(p.argmax()) != NOT_DIE
@@ -267,7 +281,7 @@ class FaceReader:
             blobs = {size: _to_blob([v for j in dice for v in _views(crops[size][j], MORE_VIEWS)],
                                     size) for size in sizes}
             for i, (_, _, size) in enumerate(self.members):
-                z = self.logits(frame, centers, sides, i, blobs[size], MORE_VIEWS)
+                z = self._run(i, blobs[size], len(MORE_VIEWS))
                 sums[i][dice] += z.sum(axis=0)
                 for j, more in zip(dice, z.argmax(axis=-1).T):
                     tops[i][j] = np.concatenate([tops[i][j], more])

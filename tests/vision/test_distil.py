@@ -1,0 +1,89 @@
+"""Distilling the reader's classifiers into one (vision/training/distil.py): the teacher
+is the reader as it reads a die, its targets capped as the reader caps, and the student
+learns them."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.faces import CROP, DISAGREE_CAP, FaceReader
+from vision.onnxnets import MODEL_DIR
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("onnx")
+
+from vision.training.distil import capped_targets, teacher_reads, train_student, turned
+
+
+def _frame_and_dice():
+    import cv2
+
+    samples = Path(__file__).resolve().parents[2] / "vision" / "samples"
+    from vision.detect import DieDetector
+
+    image = cv2.imread(str(sorted(samples.rglob("*.jpg"))[0]))
+    cands = DieDetector(MODEL_DIR / "detector.onnx").detect(image)
+    assert len(cands) >= 3
+    return image, [c.center for c in cands], [c.side for c in cands]
+
+
+def test_the_teacher_reads_crops_as_the_reader_reads_the_frame() -> None:
+    image, centers, sides = _frame_and_dice()
+    faces = FaceReader(MODEL_DIR)
+    by_frame = faces.read(image, centers, sides)
+    crops = np.stack(faces.crops(image, centers, sides, CROP))
+    probs, agree = teacher_reads(faces, crops)
+    assert np.allclose(probs, [r.probs for r in by_frame], atol=1e-6)
+    assert list(agree) == [r.agree for r in by_frame]
+    assert faces.read_crops({CROP: []}) == []
+
+
+def test_a_disagreeing_read_becomes_a_capped_target() -> None:
+    probs = np.array([[0.9, 0.06, 0.04, 0, 0, 0, 0, 0],
+                      [0.9, 0.06, 0.04, 0, 0, 0, 0, 0],
+                      [1.0, 0, 0, 0, 0, 0, 0, 0],
+                      [0.4, 0.3, 0.3, 0, 0, 0, 0, 0]], np.float32)
+    t = capped_targets(probs, np.array([True, False, False, False]))
+    assert np.allclose(t[0], probs[0])  # agreeing views: the teacher's own probabilities
+    assert t[1, 0] == pytest.approx(DISAGREE_CAP)
+    assert t[1, 1] / t[1, 2] == pytest.approx(0.06 / 0.04)  # the rest keeps its order
+    assert np.allclose(t[2, 1:], (1 - DISAGREE_CAP) / 7)  # nothing else had any: even
+    assert np.allclose(t[3], probs[3])  # already under the cap
+    assert np.allclose(t.sum(1), 1.0)
+
+
+def test_turned_crops_are_the_same_crops_turned() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 255, (20, CROP, CROP, 3), dtype=np.uint8)
+    y = turned(x, np.random.default_rng(1))
+    for a, b in zip(x, y):
+        variants = [np.rot90(a, k) for k in range(4)]
+        variants += [v[:, ::-1] for v in variants]
+        assert any(np.array_equal(b, v) for v in variants)
+    assert not np.array_equal(x, y)
+
+
+def test_the_student_learns_the_teachers_targets(tmp_path: Path) -> None:
+    """Crops of one flat colour each: the teacher's targets say class 0 for dark ones and
+    class 7 for light ones; a short training follows them (a student that ignored its
+    targets reads both alike)."""
+    rng = np.random.default_rng(2)
+    n = 400
+    dark = rng.random(n) < 0.5
+    level = np.where(dark, rng.integers(0, 60, n), rng.integers(190, 255, n))
+    crops = np.repeat(level[:, None, None, None], CROP * CROP * 3, 1).reshape(
+        n, CROP, CROP, 3).astype(np.uint8)
+    probs = np.zeros((n, 8), np.float32)
+    probs[dark, 0], probs[~dark, 7] = 1.0, 1.0
+    bank = tmp_path / "bank.npz"
+    np.savez(bank, crops=crops, labels=np.where(dark, 0, 7), probs=probs,
+             agree=np.ones(n, bool), teacher="test", hold_out=np.asarray([], dtype=str))
+    train_student([bank], tmp_path / "student", 150, 4, 0, None, 3e-3, 0.0, 1)
+    from vision.onnxnets import OrtNet
+
+    net = OrtNet(str(tmp_path / "student" / "faces.onnx"), 1)
+    probe = np.concatenate([np.full((1, 3, CROP, CROP), v / 255.0 - 0.5, np.float32)
+                            for v in (20, 230)])
+    z = net.run(probe)
+    assert z.argmax(1).tolist() == [0, 7]
+    assert (tmp_path / "student" / "distil_meta.json").is_file()
