@@ -12,7 +12,13 @@ from vision.onnxnets import MODEL_DIR
 torch = pytest.importorskip("torch")
 pytest.importorskip("onnx")
 
-from vision.training.distil import capped_targets, teacher_reads, train_student, turned
+from vision.training.distil import (
+    capped_targets,
+    member_targets,
+    teacher_reads,
+    train_student,
+    turned,
+)
 
 
 def _frame_and_dice():
@@ -36,6 +42,20 @@ def test_the_teacher_reads_crops_as_the_reader_reads_the_frame() -> None:
     assert np.allclose(probs, [r.probs for r in by_frame], atol=1e-6)
     assert list(agree) == [r.agree for r in by_frame]
     assert faces.read_crops({CROP: []}) == []
+
+
+def test_one_member_is_read_alone_as_the_reader_would_read_it() -> None:
+    import json
+
+    image, centers, sides = _frame_and_dice()
+    entry = json.loads((MODEL_DIR / "faces.json").read_text())["members"][2]
+    alone = FaceReader(MODEL_DIR, [entry])
+    crops = np.stack(alone.crops(image, centers, sides, CROP))
+    probs = member_targets(MODEL_DIR, entry["file"], crops)
+    assert np.allclose(probs, [r.probs for r in alone.read(image, centers, sides)], atol=1e-6)
+    assert not np.allclose(probs, teacher_reads(FaceReader(MODEL_DIR), crops)[0], atol=1e-3)
+    with pytest.raises(SystemExit, match="not one of the classifiers"):
+        member_targets(MODEL_DIR, "faces_z.onnx", crops)
 
 
 def test_a_disagreeing_read_becomes_a_capped_target() -> None:

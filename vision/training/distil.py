@@ -5,6 +5,7 @@
                                           [--hold-out NAME ...] [--teacher vision/models]
     python -m vision.training.distil train --bank BANK.npz [--bank ...] --out DIR
                                            [--steps 8000] [--width 12] [--init ONNX]
+                                           [--member FILE]
 
 The reader reads every die with six classifiers in up to four quarter turns
 (vision.faces.FaceReader); that is most of a frame's time. Here the reader itself is the
@@ -19,6 +20,10 @@ fits one classifier (nets.FaceNet) to those targets (soft cross-entropy; --label
 adds the crops' own labels), each crop turned a random quarter turn and mirrored at
 times (the teacher read all four turns), and exports DIR/faces.onnx. Fit its
 temperature with vision.training.calibrate and read with it as with any model folder.
+With --member FILE the student learns that one classifier of the teacher's instead (its
+own reads of the bank's crops, uncapped): six narrower students of the six members keep
+the members' differences, which one student of all six loses (vision/training/README.md,
+forty-fourth session).
 Needs the `train` extra (torch).
 """
 from __future__ import annotations
@@ -125,8 +130,23 @@ def turned(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
+def member_targets(teacher_dir: Path, member: str, crops: np.ndarray) -> np.ndarray:
+    """(n, 8): one member of the teacher's (its file name in faces.json) on the crops,
+    read alone as the reader reads a die (its calibrated probabilities over its views),
+    not capped."""
+    meta = json.loads((teacher_dir / "faces.json").read_text())
+    entry = [m for m in meta.get("members", []) if m["file"] == member]
+    if not entry:
+        raise SystemExit(f"{member} is not one of the classifiers in {teacher_dir / 'faces.json'}")
+    probs, _ = teacher_reads(FaceReader(teacher_dir, entry), crops)
+    return probs
+
+
 def train_student(banks: list[Path], out: Path, steps: int, width: int, seed: int,
-                  init: str | None, lr: float, label_weight: float, threads: int) -> None:
+                  init: str | None, lr: float, label_weight: float, threads: int,
+                  member: str | None = None) -> None:
+    """`member`: learn that one classifier of the banks' teacher (its own reads of the
+    crops) instead of the six together."""
     import torch
     import torch.nn.functional as F
 
@@ -139,7 +159,12 @@ def train_student(banks: list[Path], out: Path, steps: int, width: int, seed: in
     parts = [np.load(b) for b in banks]
     crops = np.concatenate([p["crops"] for p in parts])
     labels = np.concatenate([p["labels"] for p in parts])
-    targets = np.concatenate([capped_targets(p["probs"], p["agree"]) for p in parts])
+    if member:
+        t0 = time.time()
+        targets = member_targets(Path(str(parts[0]["teacher"])), member, crops)
+        print(f"{member} read them in {time.time() - t0:.0f} s", flush=True)
+    else:
+        targets = np.concatenate([capped_targets(p["probs"], p["agree"]) for p in parts])
     print(f"{len(crops)} crops; the targets' top class is the label for "
           f"{np.mean(targets.argmax(1) == labels):.1%}", flush=True)
     net = FaceNet(width, CROP)
@@ -169,7 +194,7 @@ def train_student(banks: list[Path], out: Path, steps: int, width: int, seed: in
     (out / "distil_meta.json").write_text(json.dumps(
         {"banks": [str(b) for b in banks], "crops": int(len(crops)), "steps": steps,
          "width": width, "seed": seed, "init": init, "lr": lr, "label_weight": label_weight,
-         "teacher": str(parts[0]["teacher"]),
+         "teacher": str(parts[0]["teacher"]), "member": member,
          "hold_out": [str(h) for h in parts[0]["hold_out"]]}, indent=1) + "\n")
 
 
@@ -196,6 +221,9 @@ def main() -> None:
     t.add_argument("--lr", type=float, default=3e-3)
     t.add_argument("--label-weight", type=float, default=0.0)
     t.add_argument("--threads", type=int, default=1)
+    t.add_argument("--member", metavar="FILE",
+                   help="learn this one classifier of the teacher's (e.g. faces_c.onnx), "
+                        "not the six together")
     args = ap.parse_args()
     if args.command == "bank":
         if args.count < 1:
@@ -206,7 +234,7 @@ def main() -> None:
         if args.steps < 1:
             ap.error("--steps must be at least 1")
         train_student(args.bank, args.out, args.steps, args.width, args.seed, args.init,
-                      args.lr, args.label_weight, args.threads)
+                      args.lr, args.label_weight, args.threads, args.member)
 
 
 if __name__ == "__main__":
