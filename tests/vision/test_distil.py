@@ -1,17 +1,16 @@
 """Distilling the reader's classifiers into one (vision/training/distil.py): the teacher
 is the reader as it reads a die, its targets capped as the reader caps, and the student
 learns them."""
+import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
+from vision.detect import DieDetector
 from vision.faces import CROP, DISAGREE_CAP, FaceReader
-from vision.onnxnets import MODEL_DIR
-
-torch = pytest.importorskip("torch")
-pytest.importorskip("onnx")
-
+from vision.onnxnets import MODEL_DIR, OrtNet
 from vision.training.distil import (
     capped_targets,
     member_targets,
@@ -22,12 +21,8 @@ from vision.training.distil import (
 
 
 def _frame_and_dice():
-    import cv2
-
     samples = Path(__file__).resolve().parents[2] / "vision" / "samples"
-    from vision.detect import DieDetector
-
-    image = cv2.imread(str(sorted(samples.rglob("*.jpg"))[0]))
+    image = cv2.imread(str(min(samples.rglob("*.jpg"))))
     cands = DieDetector(MODEL_DIR / "detector.onnx").detect(image)
     assert len(cands) >= 3
     return image, [c.center for c in cands], [c.side for c in cands]
@@ -45,8 +40,6 @@ def test_the_teacher_reads_crops_as_the_reader_reads_the_frame() -> None:
 
 
 def test_one_member_is_read_alone_as_the_reader_would_read_it() -> None:
-    import json
-
     image, centers, sides = _frame_and_dice()
     entry = json.loads((MODEL_DIR / "faces.json").read_text())["members"][2]
     alone = FaceReader(MODEL_DIR, [entry])
@@ -87,6 +80,8 @@ def test_the_student_learns_the_teachers_targets(tmp_path: Path) -> None:
     """Crops of one flat colour each: the teacher's targets say class 0 for dark ones and
     class 7 for light ones; a short training follows them (a student that ignored its
     targets reads both alike)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
     rng = np.random.default_rng(2)
     n = 400
     dark = rng.random(n) < 0.5
@@ -99,8 +94,6 @@ def test_the_student_learns_the_teachers_targets(tmp_path: Path) -> None:
     np.savez(bank, crops=crops, labels=np.where(dark, 0, 7), probs=probs,
              agree=np.ones(n, bool), teacher="test", hold_out=np.asarray([], dtype=str))
     train_student([bank], tmp_path / "student", 150, 4, 0, None, 3e-3, 0.0, 1)
-    from vision.onnxnets import OrtNet
-
     net = OrtNet(str(tmp_path / "student" / "faces.onnx"), 1)
     probe = np.concatenate([np.full((1, 3, CROP, CROP), v / 255.0 - 0.5, np.float32)
                             for v in (20, 230)])

@@ -192,7 +192,7 @@ def train_student(banks: list[Path], out: Path, steps: int, width: int, seed: in
     out.mkdir(parents=True, exist_ok=True)
     train.export(net.eval(), (1, 3, CROP, CROP), out / "faces.onnx")
     (out / "distil_meta.json").write_text(json.dumps(
-        {"banks": [str(b) for b in banks], "crops": int(len(crops)), "steps": steps,
+        {"banks": [str(b) for b in banks], "crops": len(crops), "steps": steps,
          "width": width, "seed": seed, "init": init, "lr": lr, "label_weight": label_weight,
          "teacher": str(parts[0]["teacher"]), "member": member,
          "hold_out": [str(h) for h in parts[0]["hold_out"]]}, indent=1) + "\n")
