@@ -258,7 +258,7 @@ class FaceReader:
                                 for size in sizes})
 
     def read_crops(self, crops: dict[int, list[np.ndarray]]) -> list[FaceRead]:
-        """read() of crops already cut (FaceReader.crops, unturned): for every members'
+        """read() of crops already cut (FaceReader.crops, unturned): for each member's
         input side, the candidates' crops of that side, in one order."""
         sizes = {size for _, _, size in self.members}
         n = len(crops[next(iter(sizes))])
