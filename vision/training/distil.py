@@ -118,7 +118,8 @@ def make_bank(out: Path, count: int, seed: int, data_root: Path, extra: tuple[Pa
           flush=True)
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, crops=crops, labels=labels, probs=probs, agree=agree,
-                        teacher=str(teacher_dir.resolve()), hold_out=np.asarray(hold_out, dtype=str))
+                        teacher=str(teacher_dir.resolve()),
+                        hold_out=np.asarray(hold_out, dtype=str))
 
 
 def turned(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
