@@ -2,6 +2,7 @@
 is the reader as it reads a die, its targets capped as the reader caps, and the student
 learns them."""
 import json
+import shutil
 from pathlib import Path
 
 import cv2
@@ -100,3 +101,36 @@ def test_the_student_learns_the_teachers_targets(tmp_path: Path) -> None:
     z = net.run(probe)
     assert z.argmax(1).tolist() == [0, 7]
     assert (tmp_path / "student" / "distil_meta.json").is_file()
+
+
+def test_a_bank_holds_the_recipes_crops_and_the_teachers_reads(tmp_path: Path) -> None:
+    """A small bank cut from the bundled byler photos, given as a table's own set (the
+    bundled photos are validation photos, never trained on): every crop with its label and
+    the reader's own read of it."""
+    pytest.importorskip("torch")
+    from vision.training import train
+    from vision.training.distil import make_bank
+
+    samples = Path(__file__).resolve().parents[2] / "vision" / "samples" / "byler-2019-12-08"
+    table = tmp_path / "table-photos"
+    shutil.copytree(samples, table)
+    manifest = json.loads((table / "manifest.json").read_text())
+    for entry in manifest["images"]:
+        entry.pop("split", None)
+    (table / "manifest.json").write_text(json.dumps(manifest))
+    bank = tmp_path / "bank.npz"
+    make_bank(bank, 60, 0, tmp_path / "no-public-sets", (table,), ("rune55-oblique",),
+              MODEL_DIR)
+    with np.load(bank) as b:
+        crops, labels, probs, agree = b["crops"], b["labels"], b["probs"], b["agree"]
+        assert str(b["teacher"]) == str(MODEL_DIR.resolve())
+        assert list(b["hold_out"]) == ["rune55-oblique"]
+    assert crops.shape == (60, CROP, CROP, 3) and crops.dtype == np.uint8
+    assert set(labels.tolist()) <= set(range(8)) and len(set(labels.tolist())) > 1
+    again, seen = teacher_reads(FaceReader(MODEL_DIR), crops)
+    assert np.allclose(probs, again, atol=1e-6) and np.array_equal(agree, seen)
+    assert np.mean(probs.argmax(1) == labels) > 0.5  # the teacher reads most of them right
+    assert (train.NEW_BG[0], train.SWAP[0], train.CROPS[0], train.BALANCE[0]) == (0, 0, 0, 1)
+    with pytest.raises(SystemExit, match="no training photos"):
+        make_bank(tmp_path / "none.npz", 5, 0, tmp_path / "no-public-sets", (), (), MODEL_DIR)
+    assert train.NEW_BG[0] == 0  # the recipe's settings do not outlive a failed bank

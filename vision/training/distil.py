@@ -78,7 +78,7 @@ def make_bank(out: Path, count: int, seed: int, data_root: Path, extra: tuple[Pa
     their labels and the teacher's reads, in one .npz."""
     import torch
 
-    from vision.training import augment, data, synth, train
+    from vision.training import train
 
     torch.manual_seed(seed)
     cv2.setNumThreads(1)
@@ -88,8 +88,33 @@ def make_bank(out: Path, count: int, seed: int, data_root: Path, extra: tuple[Pa
     if sizes != {CROP}:
         raise SystemExit(f"the teacher's members read {sorted(sizes)} px crops; this needs {CROP}")
     # The shipped recipe (vision/models/train_meta.json): --new-background 0.3
-    # --colour-swap 0.1 --crop-share 0.1 --balance 0.
-    train.NEW_BG[0], train.SWAP[0], train.CROPS[0], train.BALANCE[0] = 0.3, 0.1, 0.1, 0.0
+    # --colour-swap 0.1 --crop-share 0.1 --balance 0; train's settings as they were after.
+    settings = (train.NEW_BG, train.SWAP, train.CROPS, train.BALANCE)
+    before = [v[0] for v in settings]
+    for v, recipe in zip(settings, (0.3, 0.1, 0.1, 0.0)):
+        v[0] = recipe
+    try:
+        crops, labels = _cut(count, data_root, extra, hold_out, teacher_dir, rng)
+    finally:
+        for v, old in zip(settings, before):
+            v[0] = old
+    t0 = time.time()
+    probs, agree = teacher_reads(teacher, crops)
+    print(f"read by the teacher in {time.time() - t0:.0f} s: its top class is the label for "
+          f"{np.mean(probs.argmax(1) == labels):.1%}, its reads agree on {agree.mean():.1%}",
+          flush=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, crops=crops, labels=labels, probs=probs, agree=agree,
+                        teacher=str(teacher_dir.resolve()),
+                        hold_out=np.asarray(hold_out, dtype=str))
+
+
+def _cut(count: int, data_root: Path, extra: tuple[Path, ...], hold_out: tuple[str, ...],
+         teacher_dir: Path, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """`count` crops as vision.training.train cuts them (its settings as they are), and
+    their labels."""
+    from vision.training import augment, data, synth, train
+
     photos = [p for p in data.load_all(data_root, extra, hold_out) if not p.val]
     if not photos:
         raise SystemExit(f"no training photos under {data_root} (and the extra sets)")
@@ -111,15 +136,7 @@ def make_bank(out: Path, count: int, seed: int, data_root: Path, extra: tuple[Pa
         crops[i] = train.recolour(augment.photometric(img, rng), rng)
         labels[i] = label
     print(f"{count} crops cut in {time.time() - t0:.0f} s", flush=True)
-    t0 = time.time()
-    probs, agree = teacher_reads(teacher, crops)
-    print(f"read by the teacher in {time.time() - t0:.0f} s: its top class is the label for "
-          f"{np.mean(probs.argmax(1) == labels):.1%}, its reads agree on {agree.mean():.1%}",
-          flush=True)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out, crops=crops, labels=labels, probs=probs, agree=agree,
-                        teacher=str(teacher_dir.resolve()),
-                        hold_out=np.asarray(hold_out, dtype=str))
+    return crops, labels
 
 
 def turned(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
