@@ -101,6 +101,14 @@ def test_the_student_learns_the_teachers_targets(tmp_path: Path) -> None:
     z = net.run(probe)
     assert z.argmax(1).tolist() == [0, 7]
     assert (tmp_path / "student" / "distil_meta.json").is_file()
+    other = tmp_path / "other.npz"
+    np.savez(other, crops=crops, labels=np.where(dark, 0, 7), probs=probs,
+             agree=np.ones(n, bool), teacher="another", hold_out=np.asarray([], dtype=str))
+    with pytest.raises(SystemExit, match="different teachers"):
+        train_student([bank, other], tmp_path / "mixed", 5, 4, 0, None, 3e-3, 0.0, 1)
+    with pytest.raises(SystemExit, match="no such bank"):
+        train_student([tmp_path / "absent.npz"], tmp_path / "none", 5, 4, 0, None, 3e-3, 0.0, 1)
+    assert not (tmp_path / "mixed").exists() and not (tmp_path / "none").exists()
 
 
 def test_a_bank_holds_the_recipes_crops_and_the_teachers_reads(tmp_path: Path) -> None:

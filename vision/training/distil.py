@@ -174,7 +174,13 @@ def train_student(banks: list[Path], out: Path, steps: int, width: int, seed: in
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
+    missing = [str(b) for b in banks if not Path(b).is_file()]
+    if missing:
+        raise SystemExit(f"no such bank: {', '.join(missing)} (make one with `distil bank`)")
     parts = [np.load(b) for b in banks]
+    if len({(str(p["teacher"]), tuple(p["hold_out"])) for p in parts}) > 1:
+        raise SystemExit("the banks were read by different teachers or hold different sets "
+                         "out: a student learns from one teacher, one fold")
     crops = np.concatenate([p["crops"] for p in parts])
     labels = np.concatenate([p["labels"] for p in parts])
     if member:
