@@ -113,19 +113,16 @@ def _cut(count: int, data_root: Path, extra: tuple[Path, ...], hold_out: tuple[s
          teacher_dir: Path, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """`count` crops as vision.training.train cuts them (its settings as they are), and
     their labels."""
-    from vision.training import augment, data, synth, train
+    from vision.training import data, train
 
     photos = [p for p in data.load_all(data_root, extra, hold_out) if not p.val]
     if not photos:
         raise SystemExit(f"no training photos under {data_root} (and the extra sets)")
-    photos += [data.Photo("garbage", f"garbage-{i}", synth.garbage(480, 640, rng),
-                          np.zeros((0, 4), np.float32), False) for i in range(40)]
+    photos += train.garbage_photos(40, rng)  # train --garbage's default
     pool = train.pool_of(photos, rng)
     negatives, _ = train.mine(teacher_dir / "detector.onnx", photos)
     crops_set = data.load_crops(data_root, hold_out)
-    dice = np.array([(i, j) for i, item in enumerate(pool) for j in range(len(item[2]))])
-    w = data.set_weights([pool[i][0].set for i, _ in dice], train.BALANCE[0])
-    cum = np.cumsum(w) / w.sum()
+    dice, cum = train.dice_draws(pool)
     print(f"{len(photos)} photos, {len(dice)} dice, {len(negatives)} hard negatives, "
           f"{len(crops_set)} single-die crops", flush=True)
     t0 = time.time()
@@ -133,7 +130,7 @@ def _cut(count: int, data_root: Path, extra: tuple[Path, ...], hold_out: tuple[s
     labels = np.empty(count, np.int64)
     for i in range(count):
         img, label = train.face_sample(pool, dice, negatives, rng, (), cum, crops_set)
-        crops[i] = train.recolour(augment.photometric(img, rng), rng)
+        crops[i] = train.changed(img, rng)
         labels[i] = label
     print(f"{count} crops cut in {time.time() - t0:.0f} s", flush=True)
     return crops, labels

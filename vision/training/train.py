@@ -307,6 +307,37 @@ def negative_weights(pool: list[tuple], negatives: list[tuple]
             if negatives else None)
 
 
+def dice_draws(pool: list[tuple], dark: float = 1.0) -> tuple[np.ndarray, np.ndarray | None]:
+    """Every labelled die of the pool as (pool item, label) index pairs, and the
+    cumulative weights the classifier draws them by (None: uniformly): a dark die `dark`
+    times as often as the others (data.dark_weights), and with --balance below 1 each
+    photo set by its share (data.set_weights)."""
+    dice = np.array([(i, j) for i, item in enumerate(pool) for j in range(len(item[2]))])
+    cum = data.dark_weights([item[1:] for item in pool], dice, dark) if dark != 1 else None
+    if cum is not None:  # the dark dice carry the weight `dark`, the others 1
+        w = np.diff(cum, prepend=0)
+        print(f"dark dice: {int(np.sum(~np.isclose(w, w.min() if dark > 1 else w.max())))}"
+              f" of {len(dice)}")
+    if BALANCE[0] != 1:  # each set's dice drawn by its share, dark ones still `dark` times
+        w = data.set_weights([pool[i][0].set for i, _ in dice], BALANCE[0])
+        w *= np.diff(cum, prepend=0) * len(dice) if cum is not None else 1.0
+        cum = np.cumsum(w) / w.sum()
+    return dice, cum
+
+
+def changed(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A classifier crop as it is trained on: photometric changes at AUG's strength, then
+    with --colour-swap its colours at times (recolour)."""
+    return recolour(augment.photometric(crop, rng, AUG[0]), rng)
+
+
+def garbage_photos(count: int, rng: np.random.Generator) -> list[data.Photo]:
+    """`count` frames of noise and clutter with no die (synth.garbage), trained on as
+    photos without labels."""
+    return [data.Photo("garbage", f"garbage-{i}", synth.garbage(480, 640, rng),
+                       np.zeros((0, 4), np.float32), False) for i in range(count)]
+
+
 def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
                 rng: np.random.Generator, width: int = 12, ema: float = 0.0,
                 positives: list[tuple] = (), norm: bool = False, dark: float = 1.0,
@@ -319,24 +350,14 @@ def train_faces(pool: list[tuple], negatives: list[tuple], steps: int,
         use_buffers=True) if ema else None
     opt = torch.optim.AdamW(net.parameters(), LR[0], weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, LR[0], total_steps=steps)
-    dice = np.array([(i, j) for i, item in enumerate(pool) for j in range(len(item[2]))])
-    cum = data.dark_weights([item[1:] for item in pool], dice, dark) if dark != 1 else None
-    if cum is not None:  # the dark dice carry the weight `dark`, the others 1
-        w = np.diff(cum, prepend=0)
-        print(f"dark dice: {int(np.sum(~np.isclose(w, w.min() if dark > 1 else w.max())))}"
-              f" of {len(dice)}")
-    if BALANCE[0] != 1:  # each set's dice drawn by its share, dark ones still `dark` times
-        w = data.set_weights([pool[i][0].set for i, _ in dice], BALANCE[0])
-        w *= np.diff(cum, prepend=0) * len(dice) if cum is not None else 1.0
-        cum = np.cumsum(w) / w.sum()
+    dice, cum = dice_draws(pool, dark)
     spots = negative_weights(pool, negatives)
     teacher = _teacher(net)
     t0 = time.time()
     for step in range(steps):
         batch = [face_sample(pool, dice, negatives, rng, positives, cum, crops, spots)
                  for _ in range(64)]
-        x = to_tensor([recolour(augment.photometric(b[0], rng, AUG[0]), rng)
-                       for b in batch]).to(DEVICE[0])
+        x = to_tensor([changed(b[0], rng) for b in batch]).to(DEVICE[0])
         y = torch.tensor([b[1] for b in batch], device=DEVICE[0])
         z = net(x)
         loss = F.cross_entropy(z, y)
@@ -574,8 +595,7 @@ def main() -> None:
         photos = [p for p in photos if p.set in args.only_set]
     if args.train_share < 1:  # a fixed subset, by a hash of the name, the same for every seed
         photos = [p for p in photos if data.hash_share(p.file) < args.train_share]
-    photos += [data.Photo("garbage", f"garbage-{i}", synth.garbage(480, 640, rng),
-                          np.zeros((0, 4), np.float32), False) for i in range(args.garbage)]
+    photos += garbage_photos(args.garbage, rng)
     print(f"training on {len(photos)} photos, {sum(len(p.labels) for p in photos)} dice")
     pool = pool_of(photos, rng, args.synth_copies, args.solid_synth)
     args.out.mkdir(parents=True, exist_ok=True)
