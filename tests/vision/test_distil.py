@@ -3,6 +3,7 @@ is the reader as it reads a die, its targets capped as the reader caps, and the 
 learns them."""
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import cv2
@@ -13,6 +14,7 @@ from vision.detect import DieDetector
 from vision.faces import CROP, DISAGREE_CAP, FaceReader
 from vision.onnxnets import MODEL_DIR, OrtNet
 from vision.training.distil import (
+    agreement,
     capped_targets,
     member_targets,
     teacher_reads,
@@ -50,6 +52,50 @@ def test_one_member_is_read_alone_as_the_reader_would_read_it() -> None:
     assert not np.allclose(probs, teacher_reads(FaceReader(MODEL_DIR), crops)[0], atol=1e-3)
     with pytest.raises(SystemExit, match="not one of the classifiers"):
         member_targets(MODEL_DIR, "faces_z.onnx", crops)
+
+
+def test_agreement_counts_shared_and_confident_mistakes() -> None:
+    one, two, three = np.eye(8)[[1, 2, 3]]
+    probs = np.array([[one, one, two, 0.5 * one + 0.5 * three],   # member A
+                      [one, two, two, 0.5 * one + 0.5 * three]])  # member B
+    labels = np.array([1, 1, 3, 1])
+    a = agreement(probs, labels)
+    # crop 0 right and sure; crop 1 split (mean top 0.5, the first class, right);
+    # crop 2 both the same wrong face at 1.0; crop 3 both unsure, right
+    assert a == {"right": 0.75, "differ": 0.25, "same_wrong": 0.25, "sure_wrong": 0.25}
+    assert agreement(probs[:1], labels)["differ"] == 0.0
+    with pytest.raises(ValueError, match="members, n, classes"):
+        agreement(probs[:, :3], labels)
+
+
+def test_agree_reads_a_bank_with_every_folder(tmp_path: Path, capsys) -> None:
+    from vision.training import distil
+    image, centers, sides = _frame_and_dice()
+    crops = np.stack(FaceReader(MODEL_DIR).crops(image, centers, sides, CROP))
+    labels = teacher_reads(FaceReader(MODEL_DIR), crops)[0].argmax(1)
+    labels[0] = (labels[0] + 1) % 6  # one crop the first member surely reads otherwise
+    np.savez(tmp_path / "probe.npz", crops=crops, labels=labels)
+    twins = tmp_path / "twins"  # the same classifier twice: never differs
+    twins.mkdir()
+    entry = json.loads((MODEL_DIR / "faces.json").read_text())["members"][0]
+    for name in ("faces.onnx", "faces_b.onnx"):
+        shutil.copy(MODEL_DIR / entry["file"], twins / name)
+    (twins / "faces.json").write_text(json.dumps(
+        {"members": [dict(entry, file="faces.onnx"), dict(entry, file="faces_b.onnx")]}))
+    argv = sys.argv
+    sys.argv = ["distil", "agree", "--bank", str(tmp_path / "probe.npz"),
+                "--models", str(MODEL_DIR), "--models", str(twins)]
+    try:
+        distil.main()
+    finally:
+        sys.argv = argv
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"{len(crops)} crops of ")
+    assert out[1].startswith(f"{MODEL_DIR}: right together ")
+    assert out[2].startswith(f"{twins}: right together ") and "a pair differs 0.0%" in out[2]
+    mine = distil.folder_agreement(twins, crops, labels)
+    assert mine["differ"] == 0.0 and mine["same_wrong"] == pytest.approx(1 - mine["right"])
+    assert mine["right"] < 1.0
 
 
 def test_a_disagreeing_read_becomes_a_capped_target() -> None:

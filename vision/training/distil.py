@@ -6,6 +6,7 @@
     python -m vision.training.distil train --bank BANK.npz [--bank ...] --out DIR
                                            [--steps 8000] [--width 12] [--init ONNX]
                                            [--member FILE]
+    python -m vision.training.distil agree --bank PROBE.npz --models DIR [--models DIR ...]
 
 The reader reads every die with six classifiers in up to four quarter turns
 (vision.faces.FaceReader); that is most of a frame's time. Here the reader itself is the
@@ -24,7 +25,12 @@ With --member FILE the student learns that one classifier of the teacher's inste
 own reads of the bank's crops, uncapped): six narrower students of the six members keep
 the members' differences, which one student of all six loses (vision/training/README.md,
 forty-fourth session).
-Needs the `train` extra (torch).
+`agree` reads a bank of crops no classifier trained on (cut with `bank --hold-out` of
+every other source) with each classifier of each model folder alone and prints how
+often they read right together, how often two of them differ, and how often all of them
+give the same wrong face: the six are safe on dice none of them saw only where they make
+different mistakes (forty-fifth session). It needs no torch; `bank` and `train` do (the
+`train` extra).
 """
 from __future__ import annotations
 
@@ -70,6 +76,37 @@ def teacher_reads(teacher: FaceReader, crops: np.ndarray) -> tuple[np.ndarray, n
         probs += [r.probs for r in reads]
         agree += [r.agree for r in reads]
     return np.asarray(probs, np.float32), np.asarray(agree, bool)
+
+
+def agreement(probs: np.ndarray, labels: np.ndarray, sure: float = 0.9) -> dict[str, float]:
+    """What `probs` (members, n, 8), each member's read of n crops, says about the
+    members together against the crops' `labels` (n,): `right`, the share whose mean
+    probability's top class is the label; `differ`, the share a pair of members reads
+    with different top classes (the mean over pairs); `same_wrong`, the share every member
+    gives the same top class and it is wrong; `sure_wrong`, the share whose mean top
+    probability is at least `sure` and wrong."""
+    probs = np.asarray(probs, np.float64)
+    labels = np.asarray(labels)
+    if probs.ndim != 3 or probs.shape[1] != len(labels) or len(labels) == 0:
+        raise ValueError(f"probs must be (members, n, classes) for {len(labels)} labels, "
+                         f"not {probs.shape}")
+    tops = probs.argmax(2)
+    mean = probs.mean(0)
+    wrong = mean.argmax(1) != labels
+    m = len(probs)
+    pairs = [np.mean(tops[i] != tops[j]) for i in range(m) for j in range(i + 1, m)]
+    return {"right": float(np.mean(~wrong)),
+            "differ": float(np.mean(pairs)) if pairs else 0.0,
+            "same_wrong": float(np.mean((tops == tops[0]).all(0) & (tops[0] != labels))),
+            "sure_wrong": float(np.mean(wrong & (mean.max(1) >= sure)))}
+
+
+def folder_agreement(models: Path, crops: np.ndarray, labels: np.ndarray
+                     ) -> dict[str, float]:
+    """`agreement` of the classifiers in `models`/faces.json, each read alone on the
+    crops as the reader reads a die."""
+    files = [m["file"] for m in json.loads((models / "faces.json").read_text())["members"]]
+    return agreement(np.stack([member_targets(models, f, crops) for f in files]), labels)
 
 
 def make_bank(out: Path, count: int, seed: int, data_root: Path, extra: tuple[Path, ...],
@@ -245,8 +282,25 @@ def main() -> None:
     t.add_argument("--member", metavar="FILE",
                    help="learn this one classifier of the teacher's (e.g. faces_c.onnx), "
                         "not the six together")
+    g = sub.add_parser("agree", help="how the classifiers of model folders agree on a "
+                                     "bank's crops")
+    g.add_argument("--bank", type=Path, required=True)
+    g.add_argument("--models", action="append", type=Path, required=True, metavar="DIR")
     args = ap.parse_args()
-    if args.command == "bank":
+    if args.command == "agree":
+        if not args.bank.is_file():
+            ap.error(f"there is no bank {args.bank}")
+        with np.load(args.bank) as z:
+            crops, labels = z["crops"], z["labels"]
+        print(f"{len(crops)} crops of {args.bank}")
+        for folder in args.models:
+            if not (folder / "faces.json").is_file():
+                ap.error(f"{folder} has no faces.json: not a model folder")
+            a = folder_agreement(folder, crops, labels)
+            print(f"{folder}: right together {a['right']:.1%}, a pair differs "
+                  f"{a['differ']:.1%}, all the same wrong face {a['same_wrong']:.2%}, "
+                  f"wrong at 0.9 or more {a['sure_wrong']:.2%}", flush=True)
+    elif args.command == "bank":
         if args.count < 1:
             ap.error("--count must be at least 1")
         make_bank(args.out, args.count, args.seed, args.data, tuple(args.extra_set),
