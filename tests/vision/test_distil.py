@@ -73,7 +73,8 @@ def test_agree_reads_a_bank_with_every_folder(tmp_path: Path, capsys) -> None:
     image, centers, sides = _frame_and_dice()
     crops = np.stack(FaceReader(MODEL_DIR).crops(image, centers, sides, CROP))
     labels = teacher_reads(FaceReader(MODEL_DIR), crops)[0].argmax(1)
-    labels[0] = (labels[0] + 1) % 6  # one crop the first member surely reads otherwise
+    labels[0] = (labels[0] + 1) % 6  # the six's read of crop 0 made a wrong label, so
+    # twins that read it as the six do share a mistake there
     np.savez(tmp_path / "probe.npz", crops=crops, labels=labels)
     twins = tmp_path / "twins"  # the same classifier twice: never differs
     twins.mkdir()
