@@ -68,7 +68,7 @@ def test_agreement_counts_shared_and_confident_mistakes() -> None:
         agreement(probs[:, :3], labels)
 
 
-def test_agree_reads_a_bank_with_every_folder(tmp_path: Path, capsys) -> None:
+def test_agree_reads_a_bank_with_every_folder(tmp_path: Path, capsys, monkeypatch) -> None:
     from vision.training import distil
     image, centers, sides = _frame_and_dice()
     crops = np.stack(FaceReader(MODEL_DIR).crops(image, centers, sides, CROP))
@@ -83,13 +83,9 @@ def test_agree_reads_a_bank_with_every_folder(tmp_path: Path, capsys) -> None:
         shutil.copy(MODEL_DIR / entry["file"], twins / name)
     (twins / "faces.json").write_text(json.dumps(
         {"members": [dict(entry, file="faces.onnx"), dict(entry, file="faces_b.onnx")]}))
-    argv = sys.argv
-    sys.argv = ["distil", "agree", "--bank", str(tmp_path / "probe.npz"),
-                "--models", str(MODEL_DIR), "--models", str(twins)]
-    try:
-        distil.main()
-    finally:
-        sys.argv = argv
+    monkeypatch.setattr(sys, "argv", ["distil", "agree", "--bank", str(tmp_path / "probe.npz"),
+                                      "--models", str(MODEL_DIR), "--models", str(twins)])
+    distil.main()
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith(f"{len(crops)} crops of ")
     assert out[1].startswith(f"{MODEL_DIR}: right together ")
@@ -97,6 +93,19 @@ def test_agree_reads_a_bank_with_every_folder(tmp_path: Path, capsys) -> None:
     mine = distil.folder_agreement(twins, crops, labels)
     assert mine["differ"] == 0.0 and mine["same_wrong"] == pytest.approx(1 - mine["right"])
     assert mine["right"] < 1.0
+
+
+def test_agree_refuses_a_folder_that_is_not_a_model_folder_before_reading(
+        tmp_path: Path, capsys, monkeypatch) -> None:
+    from vision.training import distil
+    np.savez(tmp_path / "probe.npz", crops=np.zeros((1, CROP, CROP, 3), np.uint8),
+             labels=np.zeros(1, np.int64))
+    monkeypatch.setattr(sys, "argv", ["distil", "agree", "--bank", str(tmp_path / "probe.npz"),
+                                      "--models", str(MODEL_DIR), "--models", str(tmp_path)])
+    with pytest.raises(SystemExit):
+        distil.main()
+    out = capsys.readouterr()
+    assert "has no faces.json: not a model folder" in out.err and "crops of" not in out.out
 
 
 def test_a_disagreeing_read_becomes_a_capped_target() -> None:

@@ -290,12 +290,13 @@ def main() -> None:
     if args.command == "agree":
         if not args.bank.is_file():
             ap.error(f"there is no bank {args.bank}")
+        for folder in args.models:  # every folder checked before minutes of reading
+            if not (folder / "faces.json").is_file():
+                ap.error(f"{folder} has no faces.json: not a model folder")
         with np.load(args.bank) as z:
             crops, labels = z["crops"], z["labels"]
         print(f"{len(crops)} crops of {args.bank}")
         for folder in args.models:
-            if not (folder / "faces.json").is_file():
-                ap.error(f"{folder} has no faces.json: not a model folder")
             a = folder_agreement(folder, crops, labels)
             print(f"{folder}: right together {a['right']:.1%}, a pair differs "
                   f"{a['differ']:.1%}, all the same wrong face {a['same_wrong']:.2%}, "
