@@ -389,15 +389,27 @@ def learn_and_install(photos: Path, dest: Path, *, base: Path, current: Path,
     got = learn(photos, work, base=base, profile=profile)
     took = time.monotonic() - started
     lines = [f"Learned from {got['photos']} photos ({got['dice']} dice) in {took:.0f} s."]
-    old, new = score_set(photos, current, profile), score_set(photos, work, profile)
-    if old.labelled:
-        lines += [f"On the {old.images} photos held out from learning:",
-                  _tally_line("weights in use:", old), _tally_line("new weights:", new)]
-    if old.labelled and no_worse(new, old):
+    ok, checked = held_out_check(photos, current, work, profile)
+    lines += checked
+    if ok:
         replace_folder(work, dest)
         return Outcome(True, lines)
     shutil.rmtree(work, ignore_errors=True)
+    return Outcome(False, lines)
+
+
+def held_out_check(photos: Path, current: Path, new: Path, profile: Any = None
+                   ) -> tuple[bool, list[str]]:
+    """Whether the weights in `new` may replace those in use (`current`): they read the
+    photo log's held-out photos no worse (no_worse); and what to tell the players."""
+    old, fresh = score_set(photos, current, profile), score_set(photos, new, profile)
+    lines = []
+    if old.labelled:
+        lines += [f"On the {old.images} photos held out from learning:",
+                  _tally_line("weights in use:", old), _tally_line("new weights:", fresh)]
+    if old.labelled and no_worse(fresh, old):
+        return True, lines
     lines.append("Not installed: " + ("they read the held-out photos worse." if old.labelled
                  else "no photos are held out to check them on yet (a fifth of the kept "
                       "photos are): play more rolls and try again."))
-    return Outcome(False, lines)
+    return False, lines
