@@ -252,3 +252,68 @@ def test_a_roll_played_wrong_is_told_die_by_die():
     text = tables.wrong_text(dice, labels)
     assert text == ("red 2: soldier 2 red 0.97; event rally: event blank 0.91 <-; "
                     "1 not a labelled die")
+
+
+def _sample_rolls(count: int) -> dict:
+    """The bundled byler photos as a table's rolls (vision_table_learning's frames):
+    {"roll-NN": (frame, labels with their kind)}."""
+    import json
+
+    import cv2
+
+    folder = SAMPLES / "byler-2019-12-08"
+    entries = json.loads((folder / "manifest.json").read_text())["images"][:count]
+    return {f"roll-{i:02d}": (cv2.imread(str(folder / e["file"])),
+                              [{**lab, "kind": "soldier"} for lab in e["dice"]])
+            for i, e in enumerate(entries)}
+
+
+def test_a_roll_the_players_answer_is_kept_as_the_table_keeps_it(tmp_path):
+    """vision_table_learning: a roll with a die the camera missed is kept with that die
+    when the players tap it on the photo, and not when they only type the roll (the
+    table cannot tell where the missing die lies)."""
+    import vision_table_learning as learning
+
+    from vision import read_dice
+    from vision.photolog import PhotoLog
+
+    image, labels = _sample_rolls(1)["roll-00"]
+    reading = read_dice(image)
+    assert len(reading.dice) == len(labels)  # read whole; now the camera misses one
+    missed = type(reading)(reading.dice[1:], reading.warnings)
+    rng = np.random.default_rng(0)
+    typed, marked = PhotoLog(tmp_path / "typed"), PhotoLog(tmp_path / "marked")
+    assert not learning.keep_roll(typed, "roll-00", image, missed, labels, None, None, rng)
+    assert learning.keep_roll(marked, "roll-00", image, missed, labels, None, 0.25, rng)
+    kept = marked.manifest()["images"]
+    assert len(typed) == 0 and len(kept) == 1
+    assert sorted(d["value"] for d in kept[0]["dice"]) == sorted(lab["value"] for lab in labels)
+
+
+def test_a_table_learns_from_its_first_rolls_and_reads_the_rest(monkeypatch):
+    """vision_table_learning.play_table: the rolls not played right before learning are
+    kept and learned from; the rolls after are read by every reader, the table's own
+    being the learned weights only when the held-out check installs them."""
+    import vision_table_learning as learning
+
+    from vision import adapt, photolog
+
+    monkeypatch.setattr(adapt, "MIN_DICE", 1)
+    monkeypatch.setattr(photolog, "held_out", lambda file: file.endswith("roll-00.jpg"))
+    frames = _sample_rolls(6)
+    # One die of every roll labelled another face: no roll can be played right, and the
+    # players mark that die's face on the photo.
+    wrong = {name: (image, [{**labels[0], "value": labels[0]["value"] % 6 + 1}, *labels[1:]])
+             for name, (image, labels) in frames.items()}
+    counts, said = learning.play_table(wrong, None, 4, 0.25, seed=0)
+    # roll-00 is held out for the check
+    assert re.match(r"kept 4 of 4 rolls; learned from 3 of them \(\d+ dice\)", said), said
+    assert said.endswith(("installed", "not installed"))
+    assert set(counts) == set(learning.READERS)
+    for reader, c in counts.items():
+        assert c.rolls == 2 and c.right == 0, reader
+        assert len(c.ms) == 2
+    table = counts["as the table reads"]
+    same = counts["learned" if said.endswith(", installed") else "bundled"]
+    assert (table.soldiers_right, table.asked, table.wrong) == (same.soldiers_right, same.asked,
+                                                                  same.wrong)
