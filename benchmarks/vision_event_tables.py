@@ -154,6 +154,26 @@ def render_missing(cache: Path, k: int, scene: Any, frames: list[tuple[str, list
     return len(todo)
 
 
+def rendered(cache: Path, tables: list[tuple[int, Any, list[tuple[str, list[Any]]]]]
+             ) -> list[tuple[int, Any, list[tuple[str, list[Any]]]]]:
+    """The tables (k, scene, frames) whose frames are all in `cache`: those missing are
+    rendered first with the render extra (bpy); without it they are named and left out."""
+    missing = [k for k, s, f in tables if load(cache, k, s, f) is None]
+    if not missing:
+        return tables
+    try:
+        import bpy  # noqa: F401
+    except ImportError:
+        print(f"table(s) {', '.join(str(FIRST_TABLE + k) for k in missing)} not rendered "
+              f"in {cache}, and rendering needs the render extra: .venv/bin/pip "
+              "install 'bpy==4.5.*'; reading the others")
+        return [t for t in tables if t[0] not in missing]
+    for k, scene, frames in tables:
+        if k in missing:
+            render_missing(cache, k, scene, frames)
+    return tables
+
+
 def _write(path: Path, data: bytes) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_bytes(data)
@@ -419,20 +439,9 @@ def main() -> int:
         scene = table_scene(k)
         pictures = args.event_pictures if args.no_retakes else MAX_EVENT_PICTURES
         tables.append((k, scene, table_frames(scene, k, args.rolls, pictures)))
-    missing = [k for k, s, f in tables if load(args.cache, k, s, f) is None]
-    if missing:
-        try:
-            import bpy  # noqa: F401
-        except ImportError:
-            print(f"table(s) {', '.join(str(FIRST_TABLE + k) for k in missing)} not rendered "
-                  f"in {args.cache}, and rendering needs the render extra: .venv/bin/pip "
-                  "install 'bpy==4.5.*'; reading the others")
-            tables = [t for t in tables if t[0] not in missing]
-            if not tables:
-                return 2
-        else:
-            for k, scene, frames in tables:
-                render_missing(args.cache, k, scene, frames)
+    tables = rendered(args.cache, tables)
+    if not tables:
+        return 2
     if args.render_only:
         return 0
     from vision.evaluate import why_text

@@ -62,7 +62,7 @@ from vision_event_tables import (
     Counts,
     calibrate,
     load,
-    render_missing,
+    rendered,
     score_roll,
     table_frames,
     table_scene,
@@ -175,21 +175,9 @@ def main() -> int:
     for k in range(args.start, args.start + args.tables):
         scene = table_scene(k)
         tables.append((k, scene, table_frames(scene, k, args.rolls, MAX_EVENT_PICTURES)))
-    missing = [k for k, s, f in tables if load(args.cache, k, s, f) is None]
-    if missing:
-        try:
-            import bpy  # noqa: F401
-        except ImportError:
-            print(f"table(s) {', '.join(str(FIRST_TABLE + k) for k in missing)} not rendered "
-                  f"in {args.cache}, and rendering needs the render extra: .venv/bin/pip "
-                  "install 'bpy==4.5.*'; reading the others")
-            tables = [t for t in tables if t[0] not in missing]
-            if not tables:
-                return 2
-        else:
-            for k, scene, frames in tables:
-                if k in missing:
-                    render_missing(args.cache, k, scene, frames)
+    tables = rendered(args.cache, tables)
+    if not tables:
+        return 2
     from vision.evaluate import why_text
 
     tap = None if args.no_marks else args.tap_error

@@ -317,3 +317,23 @@ def test_a_table_learns_from_its_first_rolls_and_reads_the_rest(monkeypatch):
     same = counts["learned" if said.endswith(", installed") else "bundled"]
     assert (table.soldiers_right, table.asked, table.wrong) == (same.soldiers_right, same.asked,
                                                                   same.wrong)
+
+
+def test_tables_not_rendered_are_named_and_left_out_without_blender(tmp_path, monkeypatch,
+                                                                     capsys):
+    """vision_event_tables.rendered (both table benchmarks): without the render extra,
+    a table missing from the cache is named and left out, and cached ones are kept."""
+    import cv2
+    import vision_event_tables as tables
+
+    monkeypatch.setitem(sys.modules, "bpy", None)  # import bpy fails
+    scene = tables.table_scene(0)
+    table = (0, scene, tables.table_frames(scene, 0, 1))
+    assert tables.rendered(tmp_path, [table]) == []
+    assert "table(s) 100000 not rendered" in capsys.readouterr().out
+    for name, dice in table[2]:  # now cached (a frame is done when its labels are written)
+        path = tables.frame_path(tmp_path, 0, name, scene, dice)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        assert cv2.imwrite(str(path), np.zeros((8, 8, 3), np.uint8))
+        path.with_suffix(".json").write_text('{"dice": []}')
+    assert tables.rendered(tmp_path, [table]) == [table]
