@@ -359,18 +359,20 @@ def wrong_text(dice: Any, labels: list[dict]) -> str:
 
 
 def read_rolls(frames: dict[str, tuple[np.ndarray, list[dict]]], profile: Any,
-               learn: bool = False, verbose: bool = False) -> Counts:
+               learn: bool = False, verbose: bool = False, models: Path | None = None
+               ) -> Counts:
     """The rolls read in turn with `profile`. learn: as a real camera's table does, the
     players answer every roll not played right, and a view of the Event die's face they
     give is learned (learned_from_answer) before the next roll is read. verbose: print
-    each roll played wrong (wrong_text)."""
+    each roll played wrong (wrong_text). models: the model folder read with (None: the
+    bundled one, or $DICE_MODELS)."""
     from vision import read_dice
 
     total = Counts()
     for name in sorted(n for n in frames if n.startswith("roll-")):
         image, labels = frames[name]
         t0 = time.process_time()
-        reading = read_dice(image, profile=profile)
+        reading = read_dice(image, profile=profile, models=models)
         ms = 1000 * (time.process_time() - t0)
         c = score_roll(reading.dice, labels, reading.warnings)
         c.ms.append(ms)

@@ -28,7 +28,8 @@ keeps). Then a game is played on it:
 Printed per table and overall: what was kept and learned, whether the check installed
 the weights, and for each reader the Event die found and its face right, Soldier dice
 right, rolls played right / asked / played wrong (vision_event_tables.Counts), CPU
-milliseconds a frame (median), and why the rolls asked were asked. The Event die's
+milliseconds a frame (median; the table's reader repeats the bundled or the learned
+one's reads), and why the rolls asked were asked. The Event die's
 calibration is left as it was, so the difference is the Soldier dice's learning alone
 (the Event faces the players give are learned by benchmarks/vision_event_tables.py).
 
@@ -62,6 +63,7 @@ from vision_event_tables import (
     Counts,
     calibrate,
     load,
+    read_rolls,
     rendered,
     score_roll,
     table_frames,
@@ -129,23 +131,13 @@ def play_table(frames: dict, profile, learn_from: int, tap_error: float | None, 
         except AdaptError as err:
             said += f"; nothing learned ({err})"
             learned = None
-        models = {"bundled": None, "learned": learned,
-                  "as the table reads": learned if installed else None}
-        counts = {}
-        for reader, folder in models.items():
-            c = Counts()
-            if reader == "learned" and folder is None:
-                counts[reader] = c
-                continue
-            for name in names[learn_from:]:
-                image, labels = frames[name]
-                t0 = time.process_time()
-                reading = read_dice(image, profile=profile, models=folder)
-                ms = 1000 * (time.process_time() - t0)
-                one = score_roll(reading.dice, labels, reading.warnings)
-                one.ms.append(ms)
-                c.add(one)
-            counts[reader] = c
+        # The table reads with the learned weights when installed, else the bundled ones:
+        # those reads are one of the other two.
+        after = {name: frames[name] for name in names[learn_from:]}
+        bundled = read_rolls(after, profile)
+        mine = Counts() if learned is None else read_rolls(after, profile, models=learned)
+        counts = {"bundled": bundled, "learned": mine,
+                  "as the table reads": mine if installed else bundled}
         return counts, said
     finally:
         shutil.rmtree(work, ignore_errors=True)
