@@ -96,9 +96,9 @@ def keep_roll(log, name: str, image: np.ndarray, reading, labels: list[dict], pr
 
 
 def play_table(frames: dict, profile, learn_from: int, tap_error: float | None, seed: int
-               ) -> tuple[dict[str, Counts], str]:
+               ) -> tuple[dict[str, Counts], str, bool]:
     """The game on one table: (Counts of the rolls after learning, per reader; what was
-    learned, in words)."""
+    learned, in words; whether the held-out check installed the learned weights)."""
     from vision import read_dice
     from vision.adapt import AdaptError, held_out_check, learn
     from vision.onnxnets import MODEL_DIR
@@ -138,7 +138,7 @@ def play_table(frames: dict, profile, learn_from: int, tap_error: float | None, 
         mine = Counts() if learned is None else read_rolls(after, profile, models=learned)
         counts = {"bundled": bundled, "learned": mine,
                   "as the table reads": mine if installed else bundled}
-        return counts, said
+        return counts, said, installed
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -182,8 +182,8 @@ def main() -> int:
         frames = load(args.cache, k, scene, names)
         assert frames is not None
         profile, _, verdict, _ = calibrate(frames, args.event_pictures)
-        counts, said = play_table(frames, profile, args.learn_from, tap, seed=k)
-        installed += said.endswith(", installed")
+        counts, said, took = play_table(frames, profile, args.learn_from, tap, seed=k)
+        installed += took
         print(f"table {FIRST_TABLE + k} (Event die {verdict}): {said}")
         for reader in READERS:
             totals[reader].add(counts[reader])
