@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/vision_table_learning.py [--start 15] [--tables 15] [--rolls 60]
                                                          [--learn-from 40] [--event-pictures 4]
                                                          [--tap-error 0.25 | --no-marks]
-                                                         [--cache DIR]
+                                                         [--fine-tune DATA] [--cache DIR]
 
 The tables are those of benchmarks/vision_event_tables.py (the same pinned trays, dice,
 light and camera; rendered into the same cache on the first run, which needs the
@@ -23,7 +23,13 @@ keeps). Then a game is played on it:
   when it reads those no worse);
 - the remaining rolls are read with the bundled weights, with the learned ones (installed
   or not) and as the table reads them (the learned weights when installed, else the
-  bundled ones).
+  bundled ones);
+- --fine-tune DATA: also what a laptop can do with the same photo log,
+  `python -m vision.training.retrain --extra-set LOG --from vision/models` (every layer of
+  the detector and the six classifiers fine-tuned, the public sets in DATA beside the
+  table's photos; needs the `train` extra, about half an hour a table on two cores), and
+  the rolls read with those weights too ("fine-tuned"; whether the held-out check would
+  take them is said).
 
 Printed per table and overall: what was kept and learned, whether the check installed
 the weights, and for each reader the Event die found and its face right, Soldier dice
@@ -41,8 +47,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -95,10 +103,15 @@ def keep_roll(log, name: str, image: np.ndarray, reading, labels: list[dict], pr
     return kept is not None and log.add(image, kept, name) is not None
 
 
-def play_table(frames: dict, profile, learn_from: int, tap_error: float | None, seed: int
+def play_table(frames: dict, profile, learn_from: int, tap_error: float | None, seed: int,
+               fine_tune: Path | None = None, runner=None, hold_out: tuple[str, ...] = ()
                ) -> tuple[dict[str, Counts], str, bool]:
     """The game on one table: (Counts of the rolls after learning, per reader; what was
-    learned, in words; whether the held-out check installed the learned weights)."""
+    learned, in words; whether the held-out check installed the learned weights).
+    fine_tune: the public photo sets; the photo log is also learned from by fine-tuning
+    every layer (vision.training.retrain, --from the bundled weights, its training
+    commands run by `runner`: quietly side by side when None; the public sets named in
+    `hold_out` left out), read as "fine-tuned"."""
     from vision import read_dice
     from vision.adapt import AdaptError, held_out_check, learn
     from vision.onnxnets import MODEL_DIR
@@ -138,9 +151,34 @@ def play_table(frames: dict, profile, learn_from: int, tap_error: float | None, 
         mine = Counts() if learned is None else read_rolls(after, profile, models=learned)
         counts = {"bundled": bundled, "learned": mine,
                   "as the table reads": mine if installed else bundled}
+        if fine_tune is not None and len(log):
+            tuned, words = fine_tuned(log.folder, work / "fine-tuned", fine_tune, profile,
+                                      runner, hold_out)
+            counts["fine-tuned"] = read_rolls(after, profile, models=tuned)
+            said += f"; {words}"
+        elif fine_tune is not None:  # no photo kept: nothing to fine-tune on
+            counts["fine-tuned"] = bundled
         return counts, said, installed
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def fine_tuned(log: Path, out: Path, data: Path, profile, runner=None,
+               hold_out: tuple[str, ...] = ()) -> tuple[Path, str]:
+    """The photo log learned from as `python -m vision.training.retrain --extra-set LOG
+    --from vision/models --out OUT` does: (the model folder, what happened in words)."""
+    from vision.adapt import held_out_check
+    from vision.onnxnets import MODEL_DIR
+    from vision.training.retrain import retrain, run_side_by_side
+
+    if runner is None:  # the training commands' progress lines would drown the tables'
+        runner = functools.partial(run_side_by_side, stdout=subprocess.DEVNULL)
+    t0 = time.monotonic()
+    retrain(out, data, [log], runner=runner, start=MODEL_DIR, hold_out=hold_out)
+    took = time.monotonic() - t0
+    taken, _ = held_out_check(log, MODEL_DIR, out, profile)
+    return out, (f"fine-tuned every layer in {took / 60:.0f} min (the held-out check "
+                 + ("would take them)" if taken else "would not take them)"))
 
 
 def main() -> int:
@@ -158,6 +196,10 @@ def main() -> int:
                        help="the players' taps on missed dice land up to this many sides off")
     marks.add_argument("--no-marks", action="store_true",
                        help="the players only type the roll; no marks on the photo")
+    ap.add_argument("--fine-tune", type=Path, metavar="DATA",
+                    help="also fine-tune every layer on the photo log with the public photo "
+                         "sets in DATA (vision.training.retrain --from; the `train` extra, "
+                         "about half an hour a table)")
     ap.add_argument("--cache", type=Path, default=CACHE)
     args = ap.parse_args()
     if not 0 < args.learn_from < args.rolls:
@@ -167,6 +209,19 @@ def main() -> int:
     for k in range(args.start, args.start + args.tables):
         scene = table_scene(k)
         tables.append((k, scene, table_frames(scene, k, args.rolls, MAX_EVENT_PICTURES)))
+    if args.fine_tune is not None:
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            print("--fine-tune needs the train extra (pip install '.[train]')", file=sys.stderr)
+            return 2
+        from vision.training.data import SETS
+
+        missing = [name for name in SETS if not (args.fine_tune / name / "manifest.json").is_file()]
+        if missing:
+            print(f"--fine-tune: the public photo sets are needed, not in {args.fine_tune}: "
+                  + ", ".join(missing), file=sys.stderr)
+            return 2
     tables = rendered(args.cache, tables)
     if not tables:
         return 2
@@ -176,21 +231,23 @@ def main() -> int:
     print(f"{len(tables)} tables, {args.rolls} rolls each: learning from the first "
           f"{args.learn_from}, players " + ("typing the roll only" if tap is None else
                                             f"marking the photo (taps up to {tap:g} sides off)"))
-    totals = {reader: Counts() for reader in READERS}
+    readers = READERS + (("fine-tuned",) if args.fine_tune is not None else ())
+    totals = {reader: Counts() for reader in readers}
     installed = 0
     for k, scene, names in tables:
         frames = load(args.cache, k, scene, names)
         assert frames is not None
         profile, _, verdict, _ = calibrate(frames, args.event_pictures)
-        counts, said, took = play_table(frames, profile, args.learn_from, tap, seed=k)
-        installed += took
+        counts, said, yes = play_table(frames, profile, args.learn_from, tap, seed=k,
+                                       fine_tune=args.fine_tune)
+        installed += yes
         print(f"table {FIRST_TABLE + k} (Event die {verdict}): {said}")
-        for reader in READERS:
+        for reader in readers:
             totals[reader].add(counts[reader])
             print(f"  {reader:18s} {counts[reader].line()}")
     print(f"overall, {len(tables)} tables, rolls {args.learn_from + 1}-{args.rolls} of each; "
           f"learned weights installed on {installed}")
-    for reader in READERS:
+    for reader in readers:
         print(f"  {reader:18s} {totals[reader].line()}")
         print(f"  {'':18s} why asked (rolls; one can have several): "
               f"{why_text(totals[reader].asked_why)}")

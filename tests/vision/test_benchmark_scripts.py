@@ -319,6 +319,64 @@ def test_a_table_learns_from_its_first_rolls_and_reads_the_rest(monkeypatch):
                                                                   same.wrong)
 
 
+def test_the_fine_tuned_reader_reads_with_what_retrain_made_of_the_photo_log(monkeypatch):
+    """vision_table_learning --fine-tune: the kept photos go to vision.training.retrain
+    (--from the bundled weights, as an extra set), and the rolls after are read with the
+    model folder it makes. Training is stood in for by copies of the bundled networks, and
+    the temperature fit by made-up temperatures, so the folder read with can be told."""
+    import json
+    import shutil
+
+    import vision_table_learning as learning
+
+    from vision import adapt, photolog
+    from vision.onnxnets import MODEL_DIR
+    from vision.training import retrain
+
+    monkeypatch.setattr(adapt, "MIN_DICE", 1)
+    monkeypatch.setattr(photolog, "held_out", lambda file: file.endswith("roll-00.jpg"))
+    commands = []
+
+    def stand_in(stage):  # what each command would write, from the bundled networks
+        for c in stage:
+            commands.append(list(c))
+            out = Path(c[c.index("--out") + 1]) if "--out" in c else Path(c[c.index("--models") + 1])
+            if "vision.training.calibrate" in c:
+                meta = json.loads((MODEL_DIR / "faces.json").read_text())
+                for m in meta["members"]:
+                    m["temperature"] = 100.0
+                (out / "faces.json").write_text(json.dumps(meta))
+            else:
+                name = "detector.onnx" if "--det-only" in c else "faces.onnx"
+                shutil.copy(MODEL_DIR / name, out / name)
+
+    read_with = []  # the temperatures of each model folder the rolls after are read with
+    read_rolls = learning.read_rolls
+
+    def recorded(frames, profile, models=None, **kw):
+        meta = json.loads(((models or MODEL_DIR) / "faces.json").read_text())
+        read_with.append({m["temperature"] for m in meta["members"]})
+        return read_rolls(frames, profile, models=models, **kw)
+
+    monkeypatch.setattr(learning, "read_rolls", recorded)
+    frames = _sample_rolls(6)
+    wrong = {name: (image, [{**labels[0], "value": labels[0]["value"] % 6 + 1}, *labels[1:]])
+             for name, (image, labels) in frames.items()}
+    held = tuple(s for s in retrain.SETS if not (SAMPLES / s).is_dir())
+    counts, said, _ = learning.play_table(wrong, None, 4, 0.25, seed=0, fine_tune=SAMPLES,
+                                          runner=stand_in, hold_out=held)
+    assert re.search(r"; fine-tuned every layer in \d+ min \(the held-out check would (not )?"
+                     r"take them\)$", said), said
+    trains = [c for c in commands if "vision.training.train" in c]
+    assert len(trains) == 1 + len(retrain.MEMBERS)
+    assert all("--init-det" in c or "--init-faces" in c for c in trains)  # --from the bundled
+    logs = {c[c.index("--extra-set") + 1] for c in trains}
+    assert len(logs) == 1 and Path(logs.pop()).name == "dice-photos"
+    assert read_with[-1] == {100.0} and {100.0} not in read_with[:-1]  # bundled, learned
+    tuned = counts["fine-tuned"]
+    assert (tuned.rolls, tuned.asked) == (2, 2)  # every die unsure
+
+
 def test_tables_not_rendered_are_named_and_left_out_without_blender(tmp_path, monkeypatch,
                                                                      capsys):
     """vision_event_tables.rendered (both table benchmarks): without the render extra,

@@ -122,10 +122,11 @@ def keep_temperatures(new: Path, before: Path) -> None:
     new.write_text(json.dumps(meta, indent=1) + "\n")
 
 
-def run_side_by_side(commands: Sequence[Sequence[str]]) -> None:
+def run_side_by_side(commands: Sequence[Sequence[str]], stdout: int | None = None) -> None:
     """Run the commands at once (in the repository, so `-m vision...` finds this code);
-    raise when one fails."""
-    procs = [subprocess.Popen(list(c), cwd=REPO) for c in commands]
+    raise when one fails. stdout: where their output goes (subprocess.DEVNULL: nowhere;
+    None: this process's)."""
+    procs = [subprocess.Popen(list(c), cwd=REPO, stdout=stdout) for c in commands]
     codes = [p.wait() for p in procs]
     for c, code in zip(commands, codes):
         if code:
