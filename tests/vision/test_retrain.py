@@ -115,14 +115,21 @@ def test_fine_tuning_starts_each_network_from_the_folder_given(tmp_path):
     assert {_value(c, "--lr") for c in (detector, *members)} == {str(retrain.FINE_TUNE["lr"])}
     assert {_value(c, "--keep") for c in members} == {str(retrain.FINE_TUNE["keep"])}
     assert "--keep" not in detector
+    # With the options the bundled networks were fine-tuned with: every set drawn alike
+    for c in (detector, *members):
+        assert _value(c, "--balance") == "0" and _value(c, "--new-background") == "0.3"
     scratch = retrain.stages(tmp_path, SAMPLES, [])
     assert not any("--init-det" in c or "--init-faces" in c or "--lr" in c or "--keep" in c
-                   for stage in scratch for c in stage)
+                   or "--balance" in c for stage in scratch for c in stage)
+    mine = retrain.stages(tmp_path, SAMPLES, [], start=MODEL_DIR, recipe=("--balance", "0.5"))
+    assert {_value(c, "--balance") for c in (*mine[0], *mine[1])} == {"0.5"}
+    assert not any("--new-background" in c for c in (*mine[0], *mine[1]))
     out = tmp_path / "tuned"
     retrain.retrain(out, SAMPLES, [], runner=_StandInTrainer(), hold_out=NOT_BUNDLED,
                     start=MODEL_DIR)
     meta = json.loads((out / "train_meta.json").read_text())
     assert meta["fine_tuned_from"] == str(MODEL_DIR)
+    assert meta["recipe"] == list(retrain.FINE_TUNE_RECIPE)
     assert meta["detector"]["steps"] == retrain.FINE_TUNE["detector"]
     before = {m["file"]: m["temperature"]
               for m in json.loads((MODEL_DIR / "faces.json").read_text())["members"]}
