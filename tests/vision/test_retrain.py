@@ -160,3 +160,22 @@ def test_fine_tuned_temperatures_are_never_below_the_ones_started_from(tmp_path)
     assert got["fitted_on"] == "validation photos"
     retrain.keep_temperatures(new, tmp_path / "missing.json")  # nothing to keep: unchanged
     assert json.loads(new.read_text()) == got
+
+
+def test_recipe_options_given_are_added_after_the_default_ones(tmp_path, monkeypatch):
+    """retrain --recipe: the options go after the recipe's (with --from, the fine-tuning's),
+    so `--recipe="--device cuda"` keeps the fine-tuning's options and one given again wins
+    (vision.training.train reads the last)."""
+    asked = []
+
+    def fake(out, data, extra, **kw):
+        asked.append(kw["recipe"])
+        return out
+
+    monkeypatch.setattr(retrain, "retrain", fake)
+    common = ["--out", str(tmp_path / "m"), "--data", str(SAMPLES), "--no-compare"]
+    assert retrain.main([*common, "--from", str(MODEL_DIR), "--recipe", "--balance 0.5"]) == 0
+    assert retrain.main([*common, "--recipe", "--device cuda"]) == 0
+    assert retrain.main(common) == 0
+    assert asked == [(*retrain.FINE_TUNE_RECIPE, "--balance", "0.5"),
+                     (*retrain.RECIPE, "--device", "cuda"), retrain.RECIPE]

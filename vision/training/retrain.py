@@ -222,9 +222,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "repeatable")
     ap.add_argument("--hold-out", action="append", default=[], metavar="NAME",
                     help="never train on this public set (repeatable)")
-    ap.add_argument("--recipe", help="options for vision.training.train instead of the "
-                    "shipped recipe's, or with --from the fine-tuning's (one string, e.g. "
-                    "\"--new-background 0.5\")")
+    ap.add_argument("--recipe", help="options for vision.training.train, after the shipped "
+                    "recipe's (with --from, the fine-tuning's), so one given again wins (one "
+                    "string, e.g. \"--device cuda\" or \"--new-background 0.5\")")
     ap.add_argument("--out", type=Path, required=True, help="the new model folder")
     ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "dice",
                     help="the public photo sets (default: ../shared/data/dice)")
@@ -239,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-compare", action="store_true", help="skip the scoring at the end")
     args = ap.parse_args(argv)
     try:
-        recipe = None if args.recipe is None else tuple(args.recipe.split())
+        recipe = recipe_for(args.start) + tuple((args.recipe or "").split())
         out = retrain(args.out.resolve(), args.data.resolve(),
                       [d.resolve() for d in args.extra_set], scale=args.steps_scale,
                       hold_out=args.hold_out, recipe=recipe,
