@@ -27,7 +27,7 @@ keeps). Then a game is played on it:
 - --fine-tune DATA: also what a laptop can do with the same photo log,
   `python -m vision.training.retrain --extra-set LOG --from vision/models` (every layer of
   the detector and the six classifiers fine-tuned, the public sets in DATA beside the
-  table's photos; needs the `train` extra, about half an hour a table on two cores), and
+  table's photos; needs the `train` extra, about 35 minutes a table on two cores), and
   the rolls read with those weights too ("fine-tuned"; whether the held-out check would
   take them is said).
 
@@ -199,7 +199,7 @@ def main() -> int:
     ap.add_argument("--fine-tune", type=Path, metavar="DATA",
                     help="also fine-tune every layer on the photo log with the public photo "
                          "sets in DATA (vision.training.retrain --from; the `train` extra, "
-                         "about half an hour a table)")
+                         "about 35 minutes a table on two cores)")
     ap.add_argument("--cache", type=Path, default=CACHE)
     args = ap.parse_args()
     if not 0 < args.learn_from < args.rolls:
