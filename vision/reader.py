@@ -63,11 +63,13 @@ EDGE_NEAR = 1.0  # ... and one within this many sides of the frame's edge, cut o
 # A die whose face centre lies outside the calibrated tray, by up to this many of its sides,
 # is in the tray still, when its face is whole in the picture (CUT_OFF).
 TRAY_MARGIN = 0.75
-# A die whose box reaches this share of its side or more out of the frame is asked about:
-# its face is cut so far that pips may lie beyond the edge (red 6 read as 3 at 0.86 on a
-# rendered table, box 0.42 out; no die so cut was read both surely and right on the
-# photo sets or the tables, while dice 0.3-0.4 out were, 14 of 14).
+# A die whose face reaches this share of its side or more out of the frame is asked about
+# (face_out): pips may lie beyond the edge (red 6 read as 3 at 0.86 on a rendered table,
+# box 0.42 out; no die so cut was read both surely and right on the photo sets or the
+# tables, while dice 0.3-0.4 out were, 14 of 14). A box touching the edge is grown to the
+# frame's dice' side first: the box of a die cut through shrinks to what is left of it.
 CUT_FACE = 0.4
+EDGE_TOUCH = 0.05  # ... a box this near the edge (share of its side) may be shrunk by the cut
 _ROTATE = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
 
 
@@ -433,11 +435,45 @@ def _cut_off(box: tuple[float, float, float, float], shape: tuple[int, ...]) -> 
     return share_out(box, shape) > CUT_OFF
 
 
+def face_out(box: tuple[float, float, float, float], shape: tuple[int, ...],
+             side: float) -> float:
+    """share_out of the face whose box is `box`, when the face is `side` px wide or more:
+    a face the picture cuts through has a box shrunk to what is left of it, its inner edge
+    the face's, so at each edge the box touches (within EDGE_TOUCH of its side) the face
+    is taken to reach `side` (or the box's own side, the larger) from that inner edge."""
+    h, w = shape[:2]
+    x, y, bw, bh = box
+    own = max(bw, bh)
+    full = max(own, side)
+    if full <= 0:
+        return 0.0
+    near = EDGE_TOUCH * own
+    out = [0.0]  # a box beyond an edge touches it: share_out(box) when full is its own side
+    if x <= near:
+        out.append(full - (x + bw))
+    if x + bw >= w - near:
+        out.append(full - (w - x))
+    if y <= near:
+        out.append(full - (y + bh))
+    if y + bh >= h - near:
+        out.append(full - (h - y))
+    return max(out) / full
+
+
 def asked_when_cut(dice: list[Die], shape: tuple[int, ...]) -> list[Die]:
-    """The dice, each whose box reaches CUT_FACE of its side or more out of the frame
-    capped at DISAGREE_CAP: its face may have pips beyond the edge, so the table asks."""
+    """The dice, each whose face reaches CUT_FACE of its side or more out of the frame
+    capped at DISAGREE_CAP: its face may have pips beyond the edge, so the table asks.
+    The face is taken as wide as its box, or as the frame's dice (their median side, of
+    three or more) where its box touches the edge (face_out)."""
+    typical = typical_side(dice)
     return [replace(d, confidence=min(d.confidence, DISAGREE_CAP))
-            if share_out(d.box, shape) >= CUT_FACE else d for d in dice]
+            if face_out(d.box, shape, typical) >= CUT_FACE else d for d in dice]
+
+
+def typical_side(dice: list[Die] | tuple[Die, ...]) -> float:
+    """The median side (px) of the dice's boxes, when there are three or more, else 0."""
+    sides = [max(d.box[2], d.box[3]) for d in dice]
+    return float(np.median(sides)) if len(sides) >= 3 else 0.0
 
 
 def _apart(cand: Candidate, others: list[Candidate]) -> bool:

@@ -71,6 +71,27 @@ def test_robustness_benchmark_prints_every_change_per_set():
     assert sum(r.startswith("matteop65-train") for r in rows) == len(CHANGES)
 
 
+def test_cut_dice_benchmark_cuts_the_share_asked_through_each_edge():
+    from vision_cut_dice import SHARES, cut_through
+
+    image = np.zeros((480, 640, 3), np.uint8)
+    box = (300.0, 200.0, 40.0, 40.0)
+    right, off = cut_through(image, box, "right", 0.25)
+    assert right.shape[1] == 330 and off == (0, 0)  # 10 of the 40 px beyond the edge
+    left, off = cut_through(image, box, "left", 0.25)
+    assert left.shape[1] == 640 - 310 and off == (310, 0)
+    top, off = cut_through(image, box, "top", 0.5)
+    assert top.shape[0] == 480 - 220 and off == (0, 220)
+    assert cut_through(image, (10.0, 200.0, 40.0, 40.0), "right", 0.5) is None  # too little left
+    done = _run("vision_cut_dice.py", "--data", str(SAMPLES), "--all", "--limit", "1")
+    assert done.returncode == 0, done.stderr
+    rows = [r for r in done.stdout.splitlines() if "of the face cut off: sure right" in r]
+    assert len(rows) == 2 * len(SHARES), done.stdout
+    counts = [int(n) for r in rows for n in re.findall(r"(?:right|wrong|asked|lost) (\d+)", r)]
+    assert sum(counts) > 0, done.stdout
+    assert sum("sure reads whose face is" in r for r in done.stdout.splitlines()) == 8
+
+
 def test_close_view_with_more_pixels_enlarges_whole_photos():
     from vision_close_view import more_pixels
 
@@ -130,7 +151,8 @@ def test_adapt_benchmark_learns_one_set_and_scores_its_validation_photos(tmp_pat
 
 @pytest.mark.parametrize("script", ["vision_accuracy.py", "vision_wide_view.py",
                                     "vision_robustness.py", "vision_close_view.py",
-                                    "vision_runtimes.py", "vision_adapt.py"])
+                                    "vision_runtimes.py", "vision_adapt.py",
+                                    "vision_cut_dice.py"])
 def test_benchmark_says_when_the_data_is_missing(script, tmp_path):
     done = _run(script, "--data", str(tmp_path / "nothing"))
     assert done.returncode == 2 and "No dice data found" in done.stdout

@@ -186,12 +186,29 @@ def test_share_out_measures_how_far_a_box_reaches_past_the_frame():
     assert share_out((0, 0, 0, 0), shape) == 0.0
 
 
+def test_face_out_grows_a_box_at_the_edge_to_the_dice_side():
+    """A die cut through has a box shrunk to what is left of it: where the box touches
+    the edge, its face is taken as wide as the frame's dice, from the box's inner edge."""
+    from vision.reader import face_out, typical_side
+
+    shape = (480, 640, 3)
+    assert face_out((100, 100, 40, 40), shape, 40.0) == 0.0  # whole, away from the edges
+    assert face_out((620, 100, 40, 40), shape, 0.0) == pytest.approx(0.5)  # its own side
+    assert face_out((620, 100, 20, 20), shape, 40.0) == pytest.approx(0.5)  # half left
+    assert face_out((0, 100, 30, 30), shape, 40.0) == pytest.approx(0.25)  # left edge
+    assert face_out((300, 463.5, 16, 16), shape, 40.0) == pytest.approx(23.5 / 40)  # near it
+    assert face_out((300, 462, 16, 16), shape, 40.0) == 0.0  # 2 px from it: not cut
+    assert face_out((600, 100, 40, 40), shape, 20.0) == 0.0  # touches, as big as it is
+    dice = [_die(x, 0.9) for x in (100, 200, 300)]
+    assert typical_side(dice) == 40.0 and typical_side(dice[:2]) == 0.0
+
+
 def test_a_die_the_picture_cuts_through_its_face_is_asked_about(samples, monkeypatch):
-    """A die whose box reaches CUT_FACE of its side past the frame's edge may have pips
+    """A die whose face reaches CUT_FACE of its side past the frame's edge may have pips
     beyond it: byler's 4 cut nearly in half at the right edge reads as a 2, surely. Capped
-    at DISAGREE_CAP, the table asks; dice whole in the picture read as before."""
+    at DISAGREE_CAP, the table asks; the other dice read as before."""
     from vision.faces import DISAGREE_CAP
-    from vision.reader import CUT_FACE, share_out
+    from vision.reader import CUT_FACE, face_out, typical_side
 
     _, image, _ = samples["byler-2019-12-08"][0]
     cut = np.ascontiguousarray(image[:, :333])
@@ -200,7 +217,8 @@ def test_a_die_the_picture_cuts_through_its_face_is_asked_about(samples, monkeyp
     monkeypatch.setattr(reader, "CUT_FACE", CUT_FACE)
     capped = read_dice(cut).dice
     assert [d.box for d in capped] == [d.box for d in uncapped]
-    cut_dice = [i for i, d in enumerate(capped) if share_out(d.box, cut.shape) >= CUT_FACE]
+    typical = typical_side(uncapped)
+    cut_dice = [i for i, d in enumerate(capped) if face_out(d.box, cut.shape, typical) >= CUT_FACE]
     assert cut_dice and max(uncapped[i].confidence for i in cut_dice) >= 0.9
     for i, (a, b) in enumerate(zip(uncapped, capped)):
         if i in cut_dice:
