@@ -18,6 +18,7 @@ same on an idle core; wall time grows when other programs share the machine).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -146,6 +147,14 @@ def use_models(models: Path | None) -> None:
     """Read with the networks in `models` (through $DICE_MODELS) when it is given."""
     if models:
         os.environ["DICE_MODELS"] = str(models)
+
+
+def chosen_entries(folder: Path, every: bool, limit: int | None) -> list[dict]:
+    """The manifest entries of the set in `folder` a benchmark reads: its validation
+    photos (every photo with `every`), the first `limit` of them when given."""
+    entries = json.loads((folder / "manifest.json").read_text())["images"]
+    entries = [e for e in entries if every or _is_validation(folder.name, e)]
+    return entries[:limit] if limit else entries
 
 
 def data_sets(data: Path) -> list[Path]:

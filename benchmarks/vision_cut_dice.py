@@ -17,7 +17,6 @@ Data as in vision_accuracy.py.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -28,11 +27,12 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from vision_accuracy import _is_validation, data_arguments, data_sets
+from vision_accuracy import chosen_entries, data_arguments, data_sets
 
 SHARES = (0.2, 0.3, 0.4, 0.5, 0.6)
 EDGES = ("left", "right", "top", "bottom")
-BOX_BINS = (0.1, 0.3, 0.4)  # the face's share out: under 0.1, 0.1-0.3, 0.3-0.4, 0.4 and more
+# The face's share out of the frame, as bins: (upper bound, name).
+OUT_BINS = ((0.1, "under 0.1"), (0.3, "0.1-0.3"), (0.4, "0.3-0.4"), (float("inf"), "0.4 and more"))
 
 
 def cut_through(image: np.ndarray, box, edge: str, share: float
@@ -56,10 +56,7 @@ def cut_through(image: np.ndarray, box, edge: str, share: float
 
 
 def bin_of(out: float) -> str:
-    for b, name in zip(BOX_BINS, ("under 0.1", "0.1-0.3", "0.3-0.4")):
-        if out < b:
-            return name
-    return "0.4 and more"
+    return next(name for bound, name in OUT_BINS if out < bound)
 
 
 def main() -> int:
@@ -81,12 +78,10 @@ def main() -> int:
           f"{'all' if args.all else 'validation'} photos, at most {args.limit} a set; "
           f"the reader asks about dice whose face is {CUT_FACE} or more out")
     for folder in sets:
-        entries = json.loads((folder / "manifest.json").read_text())["images"]
-        entries = [e for e in entries if args.all or _is_validation(folder.name, e)]
-        entries = entries[:args.limit] if args.limit else entries
+        entries = chosen_entries(folder, args.all, args.limit)
         by_share: dict[float, Counter] = defaultdict(Counter)
         outs: dict[float, list[float]] = defaultdict(list)
-        by_box: dict[str, Counter] = defaultdict(Counter)
+        by_out: dict[str, Counter] = defaultdict(Counter)
         dice = 0
         for e in entries:
             image = cv2.imread(str(folder / e["file"]))
@@ -120,7 +115,7 @@ def main() -> int:
                             continue
                         kind = "sure right" if is_right(read, value) else "sure wrong"
                         by_share[share][kind] += 1
-                        by_box[bin_of(out)][kind] += 1
+                        by_out[bin_of(out)][kind] += 1
         print(f"{folder.name}: {len(entries)} photos, {dice} dice read surely and right whole")
         for share in SHARES:
             c = by_share[share]
@@ -128,8 +123,8 @@ def main() -> int:
             print(f"  {share:.0%} of the face cut off: sure right {c['sure right']}  "
                   f"sure wrong {c['sure wrong']}  asked {c['asked']}  lost {c['lost']}  "
                   f"face out median {med:.2f}", flush=True)
-        for name in ("under 0.1", "0.1-0.3", "0.3-0.4", "0.4 and more"):
-            c = by_box[name]
+        for _, name in OUT_BINS:
+            c = by_out[name]
             print(f"  sure reads whose face is {name} out: right {c['sure right']}  "
                   f"wrong {c['sure wrong']}")
     return 0

@@ -12,7 +12,6 @@ vision_accuracy.py.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -23,7 +22,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from vision_accuracy import _is_validation, data_arguments, data_sets
+from vision_accuracy import chosen_entries, data_arguments, data_sets
 
 
 def _gain(k: float) -> Callable[[np.ndarray], np.ndarray]:
@@ -107,9 +106,7 @@ def main() -> int:
     print(f"dice reader under changed light and camera, data {args.data}, "
           f"{'all' if args.all else 'validation'} photos")
     for folder in sets:
-        entries = json.loads((folder / "manifest.json").read_text())["images"]
-        entries = [e for e in entries if args.all or _is_validation(folder.name, e)]
-        entries = entries[:args.limit] if args.limit else entries
+        entries = chosen_entries(folder, args.all, args.limit)
         photos = [(cv2.imread(str(folder / e["file"])), e["dice"]) for e in entries]
         for name, change in CHANGES.items():
             t = Tally()
