@@ -1,6 +1,8 @@
 """Face crops: neighbouring dice are painted out of each die's crop before it is read."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from vision.faces import CROP, CROP_SCALE, FaceReader, face_matrix, paint_neighbours, warp
@@ -128,3 +130,89 @@ def test_a_die_is_read_in_all_four_quarter_turns_the_tray_in_two(monkeypatch, tm
     die, _ = reader.read(frame, centers, sides)
     assert not die.agree and die.confidence <= faces.DISAGREE_CAP
     assert net.runs == [4]
+
+
+class _ScriptedNet:
+    """Reads a light crop as `face` with logit `sure` (a plain grey crop as not a die),
+    whatever its turn. Counts the crops of every run."""
+
+    def __init__(self, face: int, sure: float) -> None:
+        self.face, self.sure = face, sure
+        self.runs: list[int] = []
+
+    def run(self, blob: np.ndarray) -> np.ndarray:
+        from vision.faces import NOT_DIE
+
+        self.runs.append(len(blob))
+        z = np.zeros((len(blob), 8), np.float32)
+        for i, crop in enumerate(blob):
+            z[i, NOT_DIE if crop.mean(axis=0).max() < 0.1 else self.face - 1] = self.sure
+        return z
+
+
+def _cascade_reader(monkeypatch, tmp_path, nets: dict[str, _ScriptedNet], first: set[str]):
+    from vision import faces
+
+    monkeypatch.setattr(faces, "load_net", lambda path: nets[Path(path).name])
+    return FaceReader(tmp_path, [{"file": name, "temperature": 1.0, "first": name in first}
+                                 for name in nets])
+
+
+def _die_and_tray() -> tuple[np.ndarray, list[tuple[float, float]], list[float]]:
+    frame = np.full((200, 300, 3), 128, np.uint8)
+    frame[80:120, 80:120] = 255  # a white die; a grey patch of tray at (220, 100)
+    return frame, [(100.0, 100.0), (220.0, 100.0)], [40.0, 40.0]
+
+
+def test_the_first_members_settle_a_die_they_read_surely(monkeypatch, tmp_path):
+    from vision import faces
+
+    nets = {"e.onnx": _ScriptedNet(5, 12.0), "f.onnx": _ScriptedNet(5, 12.0),
+            "other.onnx": _ScriptedNet(3, 12.0)}
+    reader = _cascade_reader(monkeypatch, tmp_path, nets, {"e.onnx", "f.onnx"})
+    frame, centers, sides = _die_and_tray()
+    die, tray = reader.read(frame, centers, sides)
+    # Both first members read the die as 5 in both views, at 0.99996: it is read so, and
+    # the third member, which would have read it as 3, never sees it.
+    assert die.label == 5 and die.agree and die.confidence >= faces.FIRST_SURE
+    assert tray.label == "none"
+    assert nets["e.onnx"].runs == nets["f.onnx"].runs == [4]  # two candidates, two views
+    assert nets["other.onnx"].runs == [2]  # the tray alone, in two views
+    # Without the mark every member reads the die, and the dissent caps it: asked.
+    plain = _cascade_reader(monkeypatch, tmp_path, nets, set())
+    die, _ = plain.read(frame, centers, sides)
+    assert not die.agree and die.confidence <= faces.DISAGREE_CAP
+
+
+def test_a_die_the_first_members_are_not_sure_enough_of_is_read_by_all(monkeypatch, tmp_path):
+    from vision import faces
+
+    # Logit 6 against seven zeros: 0.98, under FIRST_SURE.
+    nets = {"e.onnx": _ScriptedNet(5, 6.0), "f.onnx": _ScriptedNet(5, 6.0),
+            "other.onnx": _ScriptedNet(3, 12.0)}
+    frame, centers, sides = _die_and_tray()
+    cascade = _cascade_reader(monkeypatch, tmp_path, nets, {"e.onnx", "f.onnx"})
+    got = cascade.read(frame, centers, sides)
+    assert nets["other.onnx"].runs == [4]  # the die and the tray, two views each
+    assert not got[0].agree and got[0].confidence <= faces.DISAGREE_CAP
+    for net in nets.values():
+        net.runs.clear()
+    want = _cascade_reader(monkeypatch, tmp_path, nets, set()).read(frame, centers, sides)
+    assert got == want  # the same reads as with no member marked first
+
+
+def test_every_member_marked_first_is_no_cascade(monkeypatch, tmp_path):
+    nets = {"e.onnx": _ScriptedNet(5, 12.0), "other.onnx": _ScriptedNet(3, 12.0)}
+    frame, centers, sides = _die_and_tray()
+    marked = _cascade_reader(monkeypatch, tmp_path, nets, {"e.onnx", "other.onnx"})
+    plain = _cascade_reader(monkeypatch, tmp_path, nets, set())
+    assert marked.read(frame, centers, sides) == plain.read(frame, centers, sides)
+
+
+def test_the_bundled_wide_members_are_read_first():
+    import json
+
+    from vision.onnxnets import MODEL_DIR
+
+    members = json.loads((MODEL_DIR / "faces.json").read_text())["members"]
+    assert [m["file"] for m in members if m.get("first")] == ["faces_e.onnx", "faces_f.onnx"]

@@ -76,6 +76,8 @@ def test_retrain_runs_the_recipe_with_the_table_photos(tmp_path):
     members = json.loads((out / "faces.json").read_text())["members"]
     shipped = json.loads((MODEL_DIR / "faces.json").read_text())["members"]
     assert [m["file"] for m in members] == [m["file"] for m in shipped]  # as the reader reads
+    assert [m["file"] for m in members if m.get("first")] == [  # read first, as shipped
+        m["file"] for m in shipped if m.get("first")] == ["faces_e.onnx", "faces_f.onnx"]
     assert all(0.3 <= m["temperature"] <= 5 for m in members)
     meta = json.loads((out / "train_meta.json").read_text())
     assert meta["extra_sets"] == [str(extra)] and meta["detector"]["steps"] == 5000

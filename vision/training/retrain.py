@@ -47,13 +47,15 @@ DETECTOR = {"seed": 4, "steps": 5000}
 RECIPE: tuple[str, ...] = ()
 # The reader's six classifiers (vision/models/faces.json; more than two since the
 # thirty-fifth session: independently trained members disagree where a die is hard, and
-# the table asks). The last two are wider (train --face-width) and train longer.
+# the table asks). The last two are wider (train --face-width), train longer, and read
+# every candidate first (vision.faces.FIRST_SURE: a die both read surely is not read by
+# the others).
 MEMBERS = ({"file": "faces.onnx", "seed": 7, "steps": 8000},
            {"file": "faces_b.onnx", "seed": 5, "steps": 8000},
            {"file": "faces_c.onnx", "seed": 3, "steps": 8000},
            {"file": "faces_d.onnx", "seed": 11, "steps": 8000},
-           {"file": "faces_e.onnx", "seed": 13, "steps": 12000, "width": 16},
-           {"file": "faces_f.onnx", "seed": 17, "steps": 12000, "width": 16})
+           {"file": "faces_e.onnx", "seed": 13, "steps": 12000, "width": 16, "first": True},
+           {"file": "faces_f.onnx", "seed": 17, "steps": 12000, "width": 16, "first": True})
 SIDE_BY_SIDE = 2  # classifiers trained at once (one core each)
 # Fine-tuning trained weights (--from): fewer steps at a lower peak learning rate, each
 # classifier held to its own right reads (train --keep); the temperatures the started-from
@@ -142,6 +144,17 @@ def keep_temperatures(new: Path, before: Path) -> None:
     new.write_text(json.dumps(meta, indent=1) + "\n")
 
 
+def mark_first(path: Path) -> None:
+    """Mark the members MEMBERS reads first ("first": true) in the faces.json `path`, which
+    the temperature fit wrote without the marks."""
+    first = {m["file"] for m in MEMBERS if m.get("first")}
+    meta = json.loads(path.read_text())
+    for m in meta.get("members", []):
+        if m["file"] in first:
+            m["first"] = True
+    path.write_text(json.dumps(meta, indent=1) + "\n")
+
+
 def run_side_by_side(commands: Sequence[Sequence[str]], stdout: int | None = None) -> None:
     """Run the commands at once (in the repository, so `-m vision...` finds this code);
     raise when one fails. stdout: where their output goes (subprocess.DEVNULL: nowhere;
@@ -183,6 +196,7 @@ def retrain(out: Path, data: Path, extra: Sequence[Path], *, scale: float = 1.0,
     runner(calibrate)
     if start is not None:
         keep_temperatures(out / "faces.json", start / "faces.json")
+    mark_first(out / "faces.json")
     steps = step_counts(scale, start)
     meta = {"detector": {**DETECTOR, "steps": steps[0]},
             **{m["file"]: {"seed": m["seed"], "steps": n, "face_width": m.get("width", 12)}
