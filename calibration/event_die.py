@@ -208,8 +208,9 @@ def die_likeness(frame: np.ndarray, boxes: Sequence[Box]) -> list[float]:
     try:
         from vision.faces import FaceReader
 
-        reads = FaceReader(paint=False).read(frame, [(x + w / 2, y + h / 2) for x, y, w, h in boxes],
-                                             [(w + h) / 2 for _, _, w, h in boxes])
+        reads = FaceReader(paint=False, cascade=False).read(
+            frame, [(x + w / 2, y + h / 2) for x, y, w, h in boxes],
+            [(w + h) / 2 for _, _, w, h in boxes])
     except FileNotFoundError:
         return [1.0] * len(boxes)
     return [r.die_probability for r in reads]

@@ -148,11 +148,11 @@ def detector_die_side(frame: np.ndarray) -> float | None:
     best: list[tuple[Any, Any]] = []
     try:
         detector = DieDetector(model_dir() / "detector.onnx")
-        faces = FaceReader(model_dir(), paint=False)  # are the candidates whole dice?
+        faces = FaceReader(model_dir(), paint=False, cascade=False)  # are they whole dice?
         first = detector.detect(frame, scale=base)
         if base >= 0.5:  # as the reader would look (never from further in wider frames)
-            looked, _ = read_at_the_right_scale(detector, FaceReader(model_dir()), frame,
-                                                first, None)
+            looked, _ = read_at_the_right_scale(
+                detector, FaceReader(model_dir(), cascade=False), frame, first, None)
             if looked is not first:  # from further away, or a 640 px frame's closer look
                 best = sure(looked)
         if not best:

@@ -143,5 +143,5 @@ def detect_dice(frame: np.ndarray, *, threshold: float = DEFAULT_THRESHOLD) -> l
 
     folder = model_dir()
     cands = DieDetector(folder / "detector.onnx", threshold=threshold).detect(frame)
-    reads = FaceReader(folder).read_candidates(frame, cands)
+    reads = FaceReader(folder, cascade=False).read_candidates(frame, cands)
     return [c for c, r in zip(cands, reads) if r.label != "none" and r.die_probability >= 0.5]

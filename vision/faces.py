@@ -182,11 +182,17 @@ class FaceReader:
     """
 
     def __init__(self, folder: str | Path | None = None,
-                 members: list[dict] | None = None, *, paint: bool = True) -> None:
+                 members: list[dict] | None = None, *, paint: bool = True,
+                 cascade: bool = True) -> None:
         """members: [{"file", "temperature", "crop", "head"}] instead of those in faces.json.
         paint: paint the other candidates out of each crop (paint_neighbours). Off where
         the question is whether candidates are whole dice at all (calibration's zooms):
-        a piece of a die, its other pieces painted away, looks like a whole face."""
+        a piece of a die, its other pieces painted away, looks like a whole face.
+        cascade: let the members marked "first" settle the dice they read surely
+        (read_crops); off, every member reads every candidate, as the calibration does:
+        it reads a few pictures once, and what it takes for a die there it learns (with
+        the cascade, a rendered table's black Event die went unfound in one blank picture
+        and its blank face was read less surely in play)."""
         self.paint = paint
         folder = Path(folder or model_dir())
         meta = load_meta(str(folder / "faces.json"))
@@ -197,7 +203,7 @@ class FaceReader:
                         for m in members]
         self.heads = [load_head(str(folder / m["head"])) if m.get("head") else None
                       for m in members]
-        self.first = [i for i, m in enumerate(members) if m.get("first")]
+        self.first = [i for i, m in enumerate(members) if m.get("first")] if cascade else []
 
     @staticmethod
     def crops(frame: np.ndarray, centers: list[tuple[float, float]], sides: list[float],

@@ -181,8 +181,9 @@ def is_die(read: FaceRead) -> bool:
 
 def whole_face_read_surely(read: FaceRead) -> bool:
     """Whether a die far smaller than its neighbours (ODD_SIZE) is still a whole face, not
-    a piece of a die cut wrong: every view of every member (all four quarter turns) read
-    it as the same face of 2-5 pips, at least SURE. A piece of a bigger die is read so
+    a piece of a die cut wrong: every view of every member (all four quarter turns; or
+    both views of each member read first, when they settle it: vision.faces.FIRST_SURE)
+    read it as the same face of 2-5 pips, at least SURE. A piece of a bigger die is read so
     as a 1 (one of its pips, alike at every turn), and a die's side face seen by a low
     camera as a 6, so those stay capped. On the rune55 photos no network trained on
     (sets of many sizes in one photo), the dice this lets through were right 52 times of

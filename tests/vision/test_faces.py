@@ -216,3 +216,27 @@ def test_the_bundled_wide_members_are_read_first():
 
     members = json.loads((MODEL_DIR / "faces.json").read_text())["members"]
     assert [m["file"] for m in members if m.get("first")] == ["faces_e.onnx", "faces_f.onnx"]
+
+
+def test_the_calibration_reads_with_every_member(monkeypatch):
+    """What the calibration takes for a die it learns, from a few pictures: each of its
+    readers lets every member read every candidate (no member settles a die alone)."""
+    from calibration.event_die import die_likeness
+    from calibration.finding import detector_die_side
+    from vision import faces
+    from vision.detect import detect_dice
+
+    made: list[bool] = []
+
+    class Recording(faces.FaceReader):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(bool(self.first))
+
+    monkeypatch.setattr(faces, "FaceReader", Recording)
+    frame, _, _ = _die_and_tray()
+    die_likeness(frame, [(80, 80, 40, 40)])
+    detect_dice(frame)
+    detector_die_side(frame)
+    assert len(made) >= 3 and not any(made)
+    assert faces.FaceReader().first == [4, 5]  # the reader at play lets the wide pair settle
