@@ -125,7 +125,17 @@ def table_frames(scene: Any, k: int, rolls: int, event_pictures: int = 2
 
 
 def _key(scene: Any, dice: list[Any]) -> str:
-    return hashlib.sha1(repr((scene, dice)).encode()).hexdigest()[:10]
+    return hashlib.sha1(stable_repr((scene, dice)).encode()).hexdigest()[:10]
+
+
+def stable_repr(value: Any) -> str:
+    """repr(value) with numpy's scalars written as numpy 1 writes them ("0.5", not numpy
+    2's "np.float64(0.5)"), so a cached frame's name does not change with numpy: a cache
+    rendered under numpy 2 was rendered again, table by table, under numpy 1."""
+    if int(np.__version__.split(".")[0]) < 2:
+        return repr(value)
+    with np.printoptions(legacy="1.25"):
+        return repr(value)
 
 
 def frame_path(cache: Path, k: int, name: str, scene: Any, dice: list[Any]) -> Path:

@@ -259,6 +259,17 @@ def test_more_event_pictures_leave_the_other_frames_of_a_rendered_table_as_they_
     assert len(spots) == 4
 
 
+def test_a_cached_table_frame_is_named_alike_under_numpy_1_and_2():
+    """A rendered frame's cache name hashes its table and dice, which hold numpy scalars:
+    written as numpy 1 writes them whichever numpy runs, so a cache stays valid."""
+    import vision_event_tables as tables
+
+    assert tables.stable_repr((np.float64(0.5), [np.int64(3)], "red")) == "(0.5, [3], 'red')"
+    scene = tables.table_scene(0)
+    name, dice = tables.table_frames(scene, 0, 1)[-1]
+    assert "np." not in tables.stable_repr((scene, dice))
+
+
 def test_a_roll_played_wrong_is_told_die_by_die():
     """vision_event_tables -v: each labelled die with what it was read as, the wrong
     ones marked, and dice read that no label has."""
