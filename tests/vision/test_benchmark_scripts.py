@@ -266,7 +266,7 @@ def test_a_cached_table_frame_is_named_alike_under_numpy_1_and_2():
 
     assert tables.stable_repr((np.float64(0.5), [np.int64(3)], "red")) == "(0.5, [3], 'red')"
     scene = tables.table_scene(0)
-    name, dice = tables.table_frames(scene, 0, 1)[-1]
+    _, dice = tables.table_frames(scene, 0, 1)[-1]
     assert "np." not in tables.stable_repr((scene, dice))
 
 
