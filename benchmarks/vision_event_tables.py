@@ -41,6 +41,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one core, as on the table (companion/__init__.py)
 import statistics
@@ -129,13 +130,20 @@ def _key(scene: Any, dice: list[Any]) -> str:
 
 
 def stable_repr(value: Any) -> str:
-    """repr(value) with numpy's scalars written as numpy 1 writes them ("0.5", not numpy
-    2's "np.float64(0.5)"), so a cached frame's name does not change with numpy: a cache
-    rendered under numpy 2 was rendered again, table by table, under numpy 1."""
+    """repr(value) as alike under numpy 1 and 2 as can be: numpy's scalars written as numpy
+    1 writes them ("0.5", not numpy 2's "np.float64(0.5)"), and every number with a point
+    to 9 significant digits, since the two compute some of a table's numbers a last bit
+    apart (a lamp's size 0.9875365147716106 against ...105). The cached frames are named by
+    it: a cache rendered under numpy 2 was rendered again, table by table, under numpy 1."""
     if int(np.__version__.split(".")[0]) < 2:
-        return repr(value)
-    with np.printoptions(legacy="1.25"):
-        return repr(value)
+        text = repr(value)
+    else:
+        with np.printoptions(legacy="1.25"):
+            text = repr(value)
+    return _FLOAT.sub(lambda m: f"{float(m.group()):.9g}", text)
+
+
+_FLOAT = re.compile(r"(?<![\w.])-?\d+\.\d*(?:e[-+]?\d+)?")
 
 
 def frame_path(cache: Path, k: int, name: str, scene: Any, dice: list[Any]) -> Path:
