@@ -9,9 +9,11 @@ independently trained classifiers faces.json lists (six since the thirty-sixth s
 two of them wider): classes are the faces 1-6, "a face without pips"
 (blank / symbol: the Event die) and "not a die". Confidence is the mean of the members'
 temperature-calibrated softmax of their logits averaged over the views, capped when any
-view disagrees, so an unsure read is reported as unsure. A member may carry a "head":
-its last layer refitted on a table's own dice (vision/adapt.py), read from a small .npz
-beside it.
+view disagrees, so an unsure read is reported as unsure. The members faces.json marks
+"first" (the two wide ones, since the fiftieth session) read every candidate before the
+others, and a candidate they read surely alike in both views (FIRST_SURE) is read so: the
+others read only the rest. A member may carry a "head": its last layer refitted on a
+table's own dice (vision/adapt.py), read from a small .npz beside it.
 """
 from __future__ import annotations
 
