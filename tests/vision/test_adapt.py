@@ -90,6 +90,9 @@ def test_learn_writes_a_model_folder_the_reader_reads_with(tmp_path, samples, mo
     assert [m["head"] for m in meta["members"]] == [
         m["file"].replace(".onnx", ".head.npz") for m in shipped]  # every member learns
     assert all(0.3 <= m["temperature"] <= 5 for m in meta["members"])
+    # The members read first still are (the learned layers are theirs: vision.faces).
+    assert [m["file"] for m in meta["members"] if m.get("first")] == [
+        m["file"] for m in shipped if m.get("first")] == ["faces_e.onnx", "faces_f.onnx"]
     widths = {m["file"]: m.get("width", 12) for m in shipped}  # first layer's channels
     for m in meta["members"]:
         with np.load(out / m["head"]) as f:  # the pooled 3x3 cells of 4 x width channels
