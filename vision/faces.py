@@ -138,8 +138,8 @@ MORE_VIEWS: tuple[int | None, ...] = (cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOCK
 # every one of their views reads as the same pip face, at least this surely together, is
 # read so, and the other members and turns read only the rest (FaceReader.read_crops): on
 # the rune55 photos no network learned from, the two wide members settle 77% of the dice
-# straight down and 11% from low angles so, and no roll is played wrong that was not
-# before (vision/training/README.md, fiftieth session).
+# straight down and 11% from low angles so, more rolls are played right and none more
+# wrong (vision/training/README.md, fiftieth session).
 FIRST_SURE = 0.999
 
 
