@@ -129,6 +129,9 @@ def _key(scene: Any, dice: list[Any]) -> str:
     return hashlib.sha1(stable_repr((scene, dice)).encode()).hexdigest()[:10]
 
 
+_FLOAT = re.compile(r"(?<![\w.])-?\d+\.\d*(?:e[-+]?\d+)?")  # a number with a point
+
+
 def stable_repr(value: Any) -> str:
     """repr(value) as alike under numpy 1 and 2 as can be: numpy's scalars written as numpy
     1 writes them ("0.5", not numpy 2's "np.float64(0.5)"), and every number with a point
@@ -141,9 +144,6 @@ def stable_repr(value: Any) -> str:
         with np.printoptions(legacy="1.25"):
             text = repr(value)
     return _FLOAT.sub(lambda m: f"{float(m.group()):.9g}", text)
-
-
-_FLOAT = re.compile(r"(?<![\w.])-?\d+\.\d*(?:e[-+]?\d+)?")
 
 
 def frame_path(cache: Path, k: int, name: str, scene: Any, dice: list[Any]) -> Path:

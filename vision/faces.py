@@ -205,7 +205,9 @@ class FaceReader:
                         for m in members]
         self.heads = [load_head(str(folder / m["head"])) if m.get("head") else None
                       for m in members]
-        self.first = [i for i, m in enumerate(members) if m.get("first")] if cascade else []
+        # The members read first; none when every member is marked (nothing to skip).
+        marked = [i for i, m in enumerate(members) if m.get("first")] if cascade else []
+        self.first = marked if len(marked) < len(members) else []
 
     @staticmethod
     def crops(frame: np.ndarray, centers: list[tuple[float, float]], sides: list[float],
@@ -287,9 +289,8 @@ class FaceReader:
             return []
         blobs = {size: _to_blob([v for c in crops[size] for v in _views(c, VIEWS)], size)
                  for size in sizes}
-        first = self.first if 0 < len(self.first) < len(self.members) else []
-        known = {i: self._run(i, blobs[self.members[i][2]], len(VIEWS)) for i in first}
-        settled = self._settled(known) if first else {}
+        known = {i: self._run(i, blobs[self.members[i][2]], len(VIEWS)) for i in self.first}
+        settled = self._settled(known) if known else {}
         rest = [j for j in range(n) if j not in settled]
         if rest:
             if settled:  # the rest's rows of each blob, and of what the first members read
