@@ -231,6 +231,55 @@ def _die(x, conf):
     return Die("soldier", 3, (x, 100.0), (x - 20, 80, 40, 40), conf)
 
 
+def _edge_frame(gap_colour):
+    """A grey-felt frame with a red die face square at (596, 210, 34, 34), 10 px from
+    the right edge, the gap between them painted `gap_colour` (BGR)."""
+    frame = np.full((480, 640, 3), (90, 110, 100), np.uint8)
+    frame[210:244, 596:630] = (40, 40, 200)
+    frame[216:238, 630:640] = gap_colour
+    frame[222:232, 608:618] = (235, 235, 235)  # a pip
+    return frame
+
+
+def test_a_die_running_on_past_the_frames_edge_is_seen_so():
+    """Near the edge a camera over the tray sees a die's side face beside its top, on
+    the side towards the middle; when the body colour fills the gap to the edge, the
+    top lies beyond it, and what was read may be the side."""
+    from vision.reader import RUN_OFF_GAP, runs_off_the_frame
+
+    box = (596, 210, 34, 34)
+    assert runs_off_the_frame(_edge_frame((40, 40, 200)), box)  # red runs on to the edge
+    assert not runs_off_the_frame(_edge_frame((90, 110, 100)), box)  # felt: the die ends
+    # the same die further in, with felt beyond it, or an edge further than RUN_OFF_GAP
+    assert not runs_off_the_frame(_edge_frame((40, 40, 200)), (300, 210, 34, 34))
+    far = np.full((480, 640, 3), (90, 110, 100), np.uint8)
+    far[210:244, 596 - 20:630 - 20] = (40, 40, 200)
+    far[210:244, 610:640] = (40, 40, 200)
+    assert 20 > RUN_OFF_GAP * 34 and not runs_off_the_frame(far, (576, 210, 34, 34))
+
+
+def test_a_calibrated_die_running_off_the_frame_is_asked_about(monkeypatch):
+    """Read surely, such a die is capped at DISAGREE_CAP (the table asks); an unsure one
+    and the others are left as they are; an uncalibrated frame is never checked (the
+    rune55 photos' dark corners and grey felt read as dice running on)."""
+    from vision.faces import DISAGREE_CAP
+    from vision.reader import asked_when_running_off
+
+    frame = _edge_frame((40, 40, 200))
+    edge = Die("event", "dragon", (613.0, 227.0), (596, 210, 34, 34), 0.82)
+    inner = Die("soldier", 4, (317.0, 227.0), (300, 210, 34, 34), 0.99)
+    unsure = dataclasses.replace(edge, confidence=0.3)
+    assert asked_when_running_off(frame, [edge, inner, unsure]) == [
+        dataclasses.replace(edge, confidence=DISAGREE_CAP), inner, unsure]
+    checked = []
+    monkeypatch.setattr(reader, "asked_when_running_off",
+                        lambda raw, dice: checked.append(len(dice)) or dice)
+    read_dice(frame)
+    assert checked == []
+    read_dice(frame, profile=dataclasses.replace(default_profile(), die_side=34.0))
+    assert len(checked) == 1
+
+
 def test_touching_dice_warn_only_when_a_read_is_unsure():
     assert touching_warnings([_die(100, 0.99), _die(130, 0.95)], [40.0, 40.0]) == []
     (w,) = touching_warnings([_die(100, 0.99), _die(130, 0.6)], [40.0, 40.0])
