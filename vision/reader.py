@@ -518,9 +518,10 @@ def asked_when_running_off(raw: np.ndarray, dice: list[Die]) -> list[Die]:
     edge (runs_off_the_frame) capped at DISAGREE_CAP: the table asks.
 
     Only where calibrated (a tray or the dice' size measured): the camera hangs over the
-    tray there, so a die's body beside the edge is the die. The rune55 photos, uncalibrated, have dark dice by their black corners
-    and grey dice on grey felt, whose gap to the edge reads as the die: 170 of 3,518 rolls
-    played right would be asked."""
+    tray there, so a die's body beside the edge is the die. The rune55 photos,
+    uncalibrated, have dark dice by their black corners and grey dice on grey felt,
+    whose gap to the edge reads as the die: 170 of 3,518 rolls played right would be
+    asked."""
     return [replace(d, confidence=min(d.confidence, DISAGREE_CAP))
             if d.confidence > DISAGREE_CAP and runs_off_the_frame(raw, d.box) else d
             for d in dice]
