@@ -4,7 +4,10 @@
 
 Pinned to one core (os.sched_setaffinity; OpenCV and onnxruntime on one thread), frames the
 size the Pi camera backend delivers (640x480 by default, camera.size), made from the bundled
-sample photos. Printed: CPU ms per frame of `read_dice` (median, p90), and of one step of
+sample photos. Printed: CPU ms per frame of `read_dice` (median, p90): on the sample
+photos, uncalibrated (a frame may be looked at from further away or closer, to find the
+dice's size), and on the demo table's rolls with its calibration profile (what a live
+table reads: the Event die matched, the players' colours named); and of one step of
 the table's camera loop (CameraLoop.step over a replay camera, the real settler, reader,
 overlay and table: frames while dice move, and the frame where they settle and are read).
 With `sysbench` installed (apt), this core's single-thread score turns them into estimates
@@ -56,6 +59,33 @@ def bench_reader(images: list, repeats: int) -> list[float]:
         for image in images:
             c0 = time.process_time()
             read_dice(image)
+            times.append(1000 * (time.process_time() - c0))
+    return times
+
+
+def bench_calibrated(size: tuple[int, int], repeats: int) -> list[float]:
+    """CPU ms per `read_dice` of the demo table's roll frames (companion/demo: rendered
+    Dragon Farkle rolls, two players' Soldier dice and the Event die in a felt tray) with
+    its calibration profile, as a calibrated table reads every settled roll."""
+    import cv2
+
+    from calibration.profile import load_profile
+    from companion.demo import load_demo
+    from hardware.camera.replay import fit
+    from vision import read_dice
+
+    demo = load_demo()
+    profile = load_profile(demo.profile)
+    images = [fit(cv2.imread(str(p), cv2.IMREAD_COLOR), size) for p in demo.frames()
+              if p.name.startswith("roll-")]
+    if not images:
+        return []
+    read_dice(images[0], profile=profile)  # the networks and the Event die's views, first
+    times = []
+    for _ in range(repeats):
+        for image in images:
+            c0 = time.process_time()
+            read_dice(image, profile=profile)
             times.append(1000 * (time.process_time() - c0))
     return times
 
@@ -114,7 +144,8 @@ def main() -> int:
         print("no bundled sample photos (vision/samples): nothing to measure", file=sys.stderr)
         return 1
     print(f"Pi budget: {width}x{height} frames, {pinned}, one OpenCV/onnxruntime thread")
-    results = {"read_dice": bench_reader(images, args.repeats)}
+    results = {"read_dice": bench_reader(images, args.repeats),
+               "read_dice, calibrated demo table": bench_calibrated((width, height), args.repeats)}
     by_state = bench_table((width, height), args.steps)
     moving = [ms for state, times in by_state.items() if state != "settled" for ms in times]
     results["table step, dice moving/still"] = moving

@@ -119,11 +119,26 @@ def die_color(frame: np.ndarray, box: Box, *, profile: Profile | None = None,
     return nearest_color(mean, profile.colors)
 
 
+@lru_cache(maxsize=256)
+def _gaussian(model: ColorModel) -> tuple[np.ndarray, np.ndarray, float]:
+    """(mean, inverse covariance, log-determinant of the covariance) of a learned colour,
+    its covariance floored (FLOOR_STD): worked out once a model, as every die of every
+    frame is compared with every learned colour."""
+    cov = model.cov_array() + np.diag(np.square(FLOOR_STD))
+    centre, inverse = model.mean_array(), np.linalg.inv(cov)
+    centre.flags.writeable = inverse.flags.writeable = False  # shared
+    return centre, inverse, float(np.linalg.slogdet(cov)[1])
+
+
+def _squared_distance(mean: np.ndarray, model: ColorModel) -> float:
+    centre, inverse, _ = _gaussian(model)
+    diff = np.asarray(mean, np.float64) - centre
+    return max(0.0, float(diff @ inverse @ diff))
+
+
 def color_distance(mean: np.ndarray, model: ColorModel) -> float:
     """Mahalanobis distance of a die's mean Lab colour from a learned colour model."""
-    cov = model.cov_array() + np.diag(np.square(FLOOR_STD))
-    diff = np.asarray(mean, np.float64) - model.mean_array()
-    return float(math.sqrt(max(0.0, diff @ np.linalg.solve(cov, diff))))
+    return math.sqrt(_squared_distance(mean, model))
 
 
 def _log_likelihood(mean: np.ndarray, model: ColorModel) -> tuple[float, float]:
@@ -132,10 +147,8 @@ def _log_likelihood(mean: np.ndarray, model: ColorModel) -> tuple[float, float]:
     The likelihood's log-determinant term stops a broad model (marbled dice, or one
     learned from a poor picture) from claiming every die.
     """
-    cov = model.cov_array() + np.diag(np.square(FLOOR_STD))
-    diff = np.asarray(mean, np.float64) - model.mean_array()
-    d2 = max(0.0, float(diff @ np.linalg.solve(cov, diff)))
-    return math.sqrt(d2), -0.5 * d2 - 0.5 * float(np.linalg.slogdet(cov)[1])
+    d2 = _squared_distance(mean, model)
+    return math.sqrt(d2), -0.5 * d2 - 0.5 * _gaussian(model)[2]
 
 
 def nearest_color(mean: np.ndarray, colors: Mapping[str, ColorModel]) -> tuple[str | None, float]:

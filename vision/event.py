@@ -92,6 +92,20 @@ SQRT_W = _weight()
 W_SUM = float((SQRT_W ** 2).sum())
 
 
+def _window_index() -> np.ndarray:
+    """(shifts, WIN * WIN) flat indices of every shifted WIN x WIN window in the part of
+    a query square the shifts reach (WIN + the shifts' span pixels a side), the windows
+    in the order of sliding_window_view (rows, then columns)."""
+    span = WIN + SHIFTS[-1] - SHIFTS[0]
+    yy, xx = np.mgrid[:WIN, :WIN]
+    at = [(dy + yy) * span + dx + xx for dy in range(len(SHIFTS)) for dx in range(len(SHIFTS))]
+    return np.array(at).reshape(len(at), WIN * WIN)
+
+
+WINDOWS = _window_index()
+SQRT_W_FLAT = SQRT_W.ravel()
+
+
 def _ink(square: np.ndarray, face: float, body: np.ndarray | None = None, *,
          colour: bool = False) -> np.ndarray:
     """(n, n) float32 in 0..1, how far each pixel of a BGR square is from the die's body
@@ -110,18 +124,26 @@ def _difference(square: np.ndarray, face: float, body: np.ndarray | None) -> np.
     learned colour `body` (Lab; lightness counts a tenth, as the light changes it)."""
     lab8 = cv2.cvtColor(np.ascontiguousarray(square), cv2.COLOR_BGR2LAB)
     disc, ring = _rings(square.shape[0], round(face, 3))
-    refs = [np.asarray(medians_u8(lab8[disc]), np.float32)]
+    ref = medians_u8(lab8[disc])
     if body is not None:
-        refs.append(np.asarray(medians_u8(lab8[ring]), np.float32))
-        refs.sort(key=lambda v: float(np.linalg.norm((v - body) * (0.1, 1.0, 1.0))))
-    return lab8.astype(np.float32) - refs[0]
+        other = medians_u8(lab8[ring])
+        if _off(other, body) < _off(ref, body):
+            ref = other
+    return lab8.astype(np.float32) - np.asarray(ref, np.float32)
+
+
+def _off(colour: Sequence[float], body: np.ndarray) -> float:
+    """How far a face's Lab colour is from the learned body colour, lightness a tenth."""
+    dl, da, db = (c - float(b) for c, b in zip(colour, body))
+    return math.sqrt((0.1 * dl) ** 2 + da * da + db * db)
 
 
 def _mapped(d: np.ndarray, *, colour: bool = False) -> np.ndarray:
     """The ink map (or, colour, the colour map) of a Lab difference (_difference): _ink."""
     if colour:
         return cv2.GaussianBlur(np.clip(d / INK_SCALE, -1.0, 1.0), (0, 0), BLUR)
-    ink = np.minimum(np.sqrt((d * d).sum(axis=2)) / INK_SCALE, 1.0)
+    l, a, b = d[..., 0], d[..., 1], d[..., 2]
+    ink = np.minimum(np.sqrt(l * l + a * a + b * b) / INK_SCALE, 1.0)
     return cv2.GaussianBlur(ink, (0, 0), BLUR)
 
 
@@ -187,21 +209,23 @@ def face_pose(frame: np.ndarray, cx: float, cy: float, extent: float) -> tuple[f
     and the face's side (`extent` is taken as the reader's box: _growth)."""
     n = 48
     cut = _cut(frame, cx, cy, POSE_CUT * extent, n)
-    lab = cv2.cvtColor(cut, cv2.COLOR_BGR2LAB).astype(np.float32)
-    gx = cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(lab, cv2.CV_32F, 0, 1, ksize=3)
+    lab = cv2.cvtColor(cut, cv2.COLOR_BGR2LAB)
+    gx3 = cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3)
+    gy3 = cv2.Sobel(lab, cv2.CV_32F, 0, 1, ksize=3)
+    m3 = gx3 * gx3 + gy3 * gy3
+    gx, gy, m2 = gx3[..., 0], gy3[..., 0], m3[..., 0]
+    for c in (1, 2):  # each pixel's strongest channel (the first of equals)
+        more = m3[..., c] > m2
+        gx, gy, m2 = (np.where(more, g[..., c], g0) for g, g0 in ((gx3, gx), (gy3, gy), (m3, m2)))
     inside = _round_window(n)
-    gx, gy = gx[inside], gy[inside]  # (pixels, channels)
-    m2 = gx * gx + gy * gy
-    strongest = m2.argmax(axis=1)  # each pixel's strongest channel
-    rows = np.arange(len(m2))
-    gx, gy, m2 = gx[rows, strongest], gy[rows, strongest], m2[rows, strongest]
+    gx, gy, m2 = gx[inside], gy[inside], m2[inside]
     # Each edge votes with its strength |g| for its direction times four (edges a quarter
     # turn apart count alike): |g| (cos 4phi, sin 4phi) = (c4, s4) / |g|^3, where
     # (c2, s2) = |g|^2 (cos 2phi, sin 2phi) and (c4, s4) = |g|^4 (cos 4phi, sin 4phi).
     c2, s2 = gx * gx - gy * gy, 2 * gx * gy
     c4, s4 = c2 * c2 - s2 * s2, 2 * c2 * s2
-    w = 1.0 / np.maximum(m2, 1e-6) ** 1.5
+    m2 = np.maximum(m2, 1e-6)
+    w = 1.0 / (m2 * np.sqrt(m2))  # |g| ** -3
     angle = float(np.degrees(math.atan2(float((s4 * w).sum()), float((c4 * w).sum())) / 4))
     r = math.radians(angle)
     return angle, extent / _growth(r)
@@ -283,7 +307,7 @@ class _Learned:
         a = q @ t.T  # (views, templates)
         c = (q ** 2).sum(axis=1)[:, None]
         g = np.clip(a / np.maximum(t_energy, 1e-6)[None, :], *GAIN)
-        d = c - 2 * g * a + g * g * t_energy[None, :]
+        d = c + g * (g * t_energy[None, :] - 2 * a)  # |q - g t|^2
         return np.maximum(d.min(axis=0), 0.0) / W_SUM
 
     def match(self, q: np.ndarray) -> tuple[dict[str, float], float]:
@@ -398,8 +422,9 @@ def _face_rect(crop: np.ndarray, body: np.ndarray) -> tuple | None:
     """Minimum-area square round the body-coloured region under the crop's middle."""
     h, w = crop.shape[:2]
     lab = cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_BGR2LAB).astype(np.float32)
-    dist = np.sqrt(((lab - body.astype(np.float32)) ** 2).sum(axis=2))
-    mask = (dist < FACE_DISTANCE).astype(np.uint8)
+    d = lab - body.astype(np.float32)
+    l, a, b = d[..., 0], d[..., 1], d[..., 2]
+    mask = (l * l + a * a + b * b < FACE_DISTANCE ** 2).astype(np.uint8)
     k = max(3, round(min(h, w) / 6) | 1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
@@ -441,9 +466,8 @@ def query_views(frame: np.ndarray, squares: Sequence[tuple[float, float, float]]
         angle, side = face_pose(frame, cx, cy, extent)
         for s in SCALES:
             d = _difference(_cut(frame, cx, cy, CUT * side * s, SIZE, angle), FACE / s, body)
-            part = _mapped(d)[lo:hi, lo:hi]
-            windows = np.lib.stride_tricks.sliding_window_view(part, (WIN, WIN))  # (dy, dx, WIN, WIN)
-            rows.append((windows * SQRT_W).reshape(-1, WIN * WIN))
+            part = np.ascontiguousarray(_mapped(d)[lo:hi, lo:hi])
+            rows.append(part.ravel()[WINDOWS] * SQRT_W_FLAT)  # every shifted window
             if colour:
                 part = _mapped(d, colour=True)[lo:hi, lo:hi]
                 windows = np.lib.stride_tricks.sliding_window_view(part, (WIN, WIN), axis=(0, 1))

@@ -153,8 +153,12 @@ def _foreign_object(small: np.ndarray, free: np.ndarray, f: float, *, calibrated
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
     refs = np.vstack([np.median(lab[free], axis=0), np.asarray(tray_colors, np.float32)
                       .reshape(-1, 3)])
-    dist = np.sqrt(((lab[:, :, None, :] - refs) ** 2).sum(axis=3)).min(axis=2)
-    fg = ((dist > OBJECT_DISTANCE) & free).astype(np.uint8)
+    l, a, b = lab[..., 0], lab[..., 1], lab[..., 2]
+    near = None  # each pixel's squared distance from the nearest reference colour
+    for rl, ra, rb in refs.tolist():
+        d2 = (l - rl) ** 2 + (a - ra) ** 2 + (b - rb) ** 2
+        near = d2 if near is None else np.minimum(near, d2)
+    fg = ((near > OBJECT_DISTANCE ** 2) & free).astype(np.uint8)
     fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(fg)
     if n < 2:
