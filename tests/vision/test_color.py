@@ -84,3 +84,25 @@ def test_tiny_box_is_unknown() -> None:
     frame = np.zeros((50, 50, 3), np.uint8)
     assert die_color(frame, (10, 10, 2, 2)) == (None, 0.0)
     assert generic_color((250.0, 128.0, 128.0))[0] == "white"
+
+
+def test_colour_distances_are_the_learned_gaussians() -> None:
+    """color_distance and nearest_color's likelihoods: the Mahalanobis distance under each
+    learned colour's covariance (floored by FLOOR_STD), its log-determinant charged, the
+    same for a model met again (worked out once a model)."""
+    from vision.color import FLOOR_STD, _log_likelihood, color_distance
+
+    rng = np.random.default_rng(2)
+    for _ in range(5):
+        a = rng.normal(size=(3, 3)) * 6
+        model = ColorModel(tuple(float(v) for v in rng.uniform(40, 200, 3)),
+                           tuple(tuple(float(v) for v in row) for row in a @ a.T))
+        cov = np.array(model.cov) + np.diag(np.square(FLOOR_STD))
+        for _ in range(4):
+            mean = rng.uniform(0, 255, 3)
+            diff = mean - np.array(model.mean)
+            d2 = float(diff @ np.linalg.solve(cov, diff))
+            assert color_distance(mean, model) == pytest.approx(np.sqrt(d2), rel=1e-9)
+            d, ll = _log_likelihood(mean, model)
+            assert d == pytest.approx(np.sqrt(d2), rel=1e-9)
+            assert ll == pytest.approx(-0.5 * d2 - 0.5 * np.linalg.slogdet(cov)[1], rel=1e-9)

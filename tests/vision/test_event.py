@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 
@@ -478,3 +479,44 @@ def test_a_die_is_matched_once_a_frame_and_afresh_in_the_next(learned: Profile,
         frame[:] = np.roll(frame, 40, axis=1)
         event_likeness(frame, dragon, profile=learned)
     assert len(runs) == 5
+
+
+def test_every_shifted_window_of_every_size_is_compared() -> None:
+    """query_views: for each size tried, the 25 windows of the face's ink map shifted up
+    to two pixels each way, rows then columns, weighted by the disc; the face's turn from
+    each pixel's strongest Lab channel (the first of equals), as an argmax picks it."""
+    import math
+
+    from vision import event as ev
+
+    rng = np.random.default_rng(5)
+    frame = procedural_background((200, 260), rng)
+    cx, cy, extent = 131.3, 97.6, 44.0
+    body = np.array([60.0, 140.0, 120.0])
+    rows = ev.query_views(frame, [(cx, cy, extent)], body)
+    angle, side = ev.face_pose(frame, cx, cy, extent)
+    o = (ev.SIZE - ev.WIN) // 2
+    lo, hi = o + ev.SHIFTS[0], o + ev.SHIFTS[-1] + ev.WIN
+    expected = []
+    for s in ev.SCALES:
+        square = ev._cut(frame, cx, cy, ev.CUT * side * s, ev.SIZE, angle)
+        part = ev._ink(square, ev.FACE / s, body)[lo:hi, lo:hi]
+        windows = np.lib.stride_tricks.sliding_window_view(part, (ev.WIN, ev.WIN))
+        expected.append((windows * ev.SQRT_W).reshape(-1, ev.WIN * ev.WIN))
+    assert rows.shape == (len(ev.SCALES) * len(ev.SHIFTS) ** 2, ev.WIN * ev.WIN)
+    np.testing.assert_array_equal(rows, np.concatenate(expected))
+
+    # The turn, worked out with an argmax over the channels.
+    n = 48
+    lab = cv2.cvtColor(ev._cut(frame, cx, cy, ev.POSE_CUT * extent, n), cv2.COLOR_BGR2LAB)
+    gx = cv2.Sobel(lab.astype(np.float32), cv2.CV_32F, 1, 0, ksize=3)[ev._round_window(n)]
+    gy = cv2.Sobel(lab.astype(np.float32), cv2.CV_32F, 0, 1, ksize=3)[ev._round_window(n)]
+    m2 = gx * gx + gy * gy
+    k = m2.argmax(axis=1)
+    i = np.arange(len(k))
+    gx, gy, m2 = gx[i, k], gy[i, k], np.maximum(m2[i, k], 1e-6)
+    c2, s2 = gx * gx - gy * gy, 2 * gx * gy
+    w = m2 ** -1.5
+    want = math.degrees(math.atan2(float((2 * c2 * s2 * w).sum()),
+                                   float(((c2 * c2 - s2 * s2) * w).sum())) / 4)
+    assert abs(angle - want) < 1e-3
