@@ -431,3 +431,16 @@ def test_tables_not_rendered_are_named_and_left_out_without_blender(tmp_path, mo
         assert cv2.imwrite(str(path), np.zeros((8, 8, 3), np.uint8))
         path.with_suffix(".json").write_text('{"dice": []}')
     assert tables.rendered(tmp_path, [table]) == [table]
+
+
+def test_pi_budget_times_the_calibrated_demo_table() -> None:
+    """pi_budget's calibrated line reads each of the demo's roll frames (the roll and what
+    is left of it), at the size asked for, with the demo's profile, once a repeat."""
+    import pi_budget
+
+    from companion.demo import load_demo
+
+    rolls = [p for p in load_demo().frames() if p.name.startswith("roll-")]
+    times = pi_budget.bench_calibrated((320, 240), 1)
+    assert len(times) == len(rolls) > 20
+    assert all(t > 0 for t in times)
