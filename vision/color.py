@@ -131,6 +131,7 @@ def _gaussian(model: ColorModel) -> tuple[np.ndarray, np.ndarray, float]:
 
 
 def _squared_distance(mean: np.ndarray, model: ColorModel) -> float:
+    """The squared Mahalanobis distance of a Lab colour from a learned colour."""
     centre, inverse, _ = _gaussian(model)
     diff = np.asarray(mean, np.float64) - centre
     return max(0.0, float(diff @ inverse @ diff))

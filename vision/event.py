@@ -216,7 +216,9 @@ def face_pose(frame: np.ndarray, cx: float, cy: float, extent: float) -> tuple[f
     gx, gy, m2 = gx3[..., 0], gy3[..., 0], m3[..., 0]
     for c in (1, 2):  # each pixel's strongest channel (the first of equals)
         more = m3[..., c] > m2
-        gx, gy, m2 = (np.where(more, g[..., c], g0) for g, g0 in ((gx3, gx), (gy3, gy), (m3, m2)))
+        gx = np.where(more, gx3[..., c], gx)
+        gy = np.where(more, gy3[..., c], gy)
+        m2 = np.where(more, m3[..., c], m2)
     inside = _round_window(n)
     gx, gy, m2 = gx[inside], gy[inside], m2[inside]
     # Each edge votes with its strength |g| for its direction times four (edges a quarter
