@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # before numpy / onnxruntime load
 
@@ -50,15 +51,19 @@ def frames(size: tuple[int, int]) -> list:
     return [fit(cv2.imread(str(p), cv2.IMREAD_COLOR), size) for p in bundled_samples()]
 
 
-def bench_reader(images: list, repeats: int) -> list[float]:
+def bench_reader(images: list, repeats: int, profile: Any = None) -> list[float]:
+    """CPU ms per `read_dice` of each image, `repeats` times over (with `profile`: as a
+    table calibrated so reads)."""
     from vision import read_dice
 
-    read_dice(images[0])  # load the networks first
+    if not images:
+        return []
+    read_dice(images[0], profile=profile)  # load the networks (and an Event die's views) first
     times = []
     for _ in range(repeats):
         for image in images:
             c0 = time.process_time()
-            read_dice(image)
+            read_dice(image, profile=profile)
             times.append(1000 * (time.process_time() - c0))
     return times
 
@@ -72,22 +77,11 @@ def bench_calibrated(size: tuple[int, int], repeats: int) -> list[float]:
     from calibration.profile import load_profile
     from companion.demo import load_demo
     from hardware.camera.replay import fit
-    from vision import read_dice
 
     demo = load_demo()
-    profile = load_profile(demo.profile)
     images = [fit(cv2.imread(str(p), cv2.IMREAD_COLOR), size) for p in demo.frames()
               if p.name.startswith("roll-")]
-    if not images:
-        return []
-    read_dice(images[0], profile=profile)  # the networks and the Event die's views, first
-    times = []
-    for _ in range(repeats):
-        for image in images:
-            c0 = time.process_time()
-            read_dice(image, profile=profile)
-            times.append(1000 * (time.process_time() - c0))
-    return times
+    return bench_reader(images, repeats, load_profile(demo.profile))
 
 
 def bench_table(size: tuple[int, int], steps: int) -> dict[str, list[float]]:

@@ -470,11 +470,10 @@ def query_views(frame: np.ndarray, squares: Sequence[tuple[float, float, float]]
             d = _difference(_cut(frame, cx, cy, CUT * side * s, SIZE, angle), FACE / s, body)
             part = np.ascontiguousarray(_mapped(d)[lo:hi, lo:hi])
             rows.append(part.ravel()[WINDOWS] * SQRT_W_FLAT)  # every shifted window
-            if colour:
-                part = _mapped(d, colour=True)[lo:hi, lo:hi]
-                windows = np.lib.stride_tricks.sliding_window_view(part, (WIN, WIN), axis=(0, 1))
-                windows = windows.transpose(0, 1, 3, 4, 2)  # (dy, dx, WIN, WIN, 3)
-                tinted.append((windows * SQRT_W[..., None]).reshape(-1, WIN * WIN * 3))
+            if colour:  # the same windows of the colour map, each pixel's 3 channels in turn
+                part = np.ascontiguousarray(_mapped(d, colour=True)[lo:hi, lo:hi])
+                windows = part.reshape(-1, 3)[WINDOWS] * SQRT_W_FLAT[:, None]
+                tinted.append(windows.reshape(len(WINDOWS), WIN * WIN * 3))
     views = np.concatenate(rows).astype(np.float32)
     return (views, np.concatenate(tinted).astype(np.float32)) if colour else views
 

@@ -497,14 +497,22 @@ def test_every_shifted_window_of_every_size_is_compared() -> None:
     angle, side = ev.face_pose(frame, cx, cy, extent)
     o = (ev.SIZE - ev.WIN) // 2
     lo, hi = o + ev.SHIFTS[0], o + ev.SHIFTS[-1] + ev.WIN
-    expected = []
+    expected, tinted = [], []
     for s in ev.SCALES:
         square = ev._cut(frame, cx, cy, ev.CUT * side * s, ev.SIZE, angle)
         part = ev._ink(square, ev.FACE / s, body)[lo:hi, lo:hi]
         windows = np.lib.stride_tricks.sliding_window_view(part, (ev.WIN, ev.WIN))
         expected.append((windows * ev.SQRT_W).reshape(-1, ev.WIN * ev.WIN))
+        part = ev._ink(square, ev.FACE / s, body, colour=True)[lo:hi, lo:hi]
+        windows = np.lib.stride_tricks.sliding_window_view(part, (ev.WIN, ev.WIN), axis=(0, 1))
+        windows = windows.transpose(0, 1, 3, 4, 2) * ev.SQRT_W[..., None]  # (dy, dx, WIN, WIN, 3)
+        tinted.append(windows.reshape(-1, ev.WIN * ev.WIN * 3))
     assert rows.shape == (len(ev.SCALES) * len(ev.SHIFTS) ** 2, ev.WIN * ev.WIN)
     np.testing.assert_array_equal(rows, np.concatenate(expected))
+    # The colour maps' windows (the learned comparison's input), in the same order.
+    same, colours = ev.query_views(frame, [(cx, cy, extent)], body, colour=True)
+    np.testing.assert_array_equal(same, rows)
+    np.testing.assert_array_equal(colours, np.concatenate(tinted))
 
     # The turn, worked out with an argmax over the channels.
     n = 48
